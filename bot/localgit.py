@@ -1,0 +1,90 @@
+"""Build a ChangeSet from a local git range, the way GitHub computes a PR diff (three-dot)."""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from rules.changeset import ChangeSet, FileChange
+from rules.config import Paths, path_matches
+
+CONFIG_PATH = ".github/recipe-review.yml"
+_STATUS = {"A": "added", "M": "modified", "D": "removed", "R": "renamed", "T": "modified", "C": "added"}
+
+
+class GitError(RuntimeError):
+    """A git command failed; the message says which and why."""
+
+
+def _git(repo: Path, *args: str, check: bool = True) -> bytes:
+    proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True)
+    if check and proc.returncode != 0:
+        msg = proc.stderr.decode(errors="replace").strip().splitlines()
+        raise GitError(f"git {' '.join(args)}: {msg[-1] if msg else 'failed'}")
+    return proc.stdout
+
+
+def resolve(repo: Path, rev: str) -> str:
+    if not (Path(repo) / ".git").exists() and _git(repo, "rev-parse", "--git-dir", check=False) == b"":
+        raise GitError(f"{repo} is not a git repository")
+    out = _git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", check=False).decode().strip()
+    if not out:
+        raise GitError(f"unknown revision `{rev}` in {repo}")
+    return out
+
+
+def show(repo: Path, rev: str, path: str) -> bytes | None:
+    proc = subprocess.run(["git", "-C", str(repo), "cat-file", "blob", f"{rev}:{path}"], capture_output=True)
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def _patch_of(raw: bytes) -> tuple[str | None, bool]:
+    """GitHub's `patch` field: the hunks of one file's diff, from the first `@@`; (None, binary?)."""
+    text = raw.decode("utf-8", errors="replace")
+    if "\nBinary files " in text or text.startswith("Binary files "):
+        return None, True
+    at = text.find("\n@@")
+    if at < 0:
+        return (text if text.startswith("@@") else None), False
+    return text[at + 1:].rstrip("\n"), False
+
+
+def changeset_from_git(repo: Path, base: str, head: str = "HEAD", pr_number: int | None = None,
+                       paths: Paths | None = None) -> ChangeSet:
+    """Files changed between merge-base(base, head) and head, with contents and patches."""
+    paths = paths or Paths()
+    head_sha = resolve(repo, head)
+    base_sha = resolve(repo, base)
+    merge_base = _git(repo, "merge-base", base_sha, head_sha).decode().strip()
+    names = _git(repo, "diff", "--name-status", "-z", "-M", merge_base, head_sha).split(b"\0")
+    files = []
+    i = 0
+    while i < len(names) - 1:
+        code = names[i].decode()
+        if code[:1] in ("R", "C"):
+            old, new = names[i + 1].decode(), names[i + 2].decode()
+            i += 3
+        else:
+            old = new = names[i + 1].decode()
+            i += 2
+        status = _STATUS.get(code[:1], "modified")
+        patch, binary = _patch_of(_git(repo, "diff", "-M", merge_base, head_sha, "--", *{old, new}))
+        files.append(FileChange(
+            path=new, status=status,
+            base=None if status == "added" else show(repo, merge_base, old),
+            head=None if status == "removed" else show(repo, head_sha, new),
+            patch=patch, previous_path=old if status == "renamed" else None, binary=binary))
+    changed = {f.path for f in files}
+    tree = _git(repo, "ls-tree", "-r", "-z", "--name-only", head_sha).split(b"\0")
+    wanted = (*paths.master_configs, *paths.runners)
+    context = {}
+    for p in (t.decode() for t in tree if t):
+        if p not in changed and path_matches(p, wanted):
+            blob = show(repo, head_sha, p)
+            if blob is not None:
+                context[p] = blob
+    return ChangeSet(files=tuple(files), pr_number=pr_number, context=context)
+
+
+def config_at(repo: Path, rev: str) -> bytes | None:
+    """The per-repository config file at `rev` (the base: a PR cannot reconfigure its own review)."""
+    return show(repo, resolve(repo, rev), CONFIG_PATH)

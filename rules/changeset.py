@@ -1,0 +1,152 @@
+"""The input of a review: the files a PR changes, with both versions and the patch.
+
+A `ChangeSet` is built by the CLI (from git), by the review job (from the GitHub API) or from a
+replay record (`from_record`, the JSON shape of one line of the InferenceX replay data). Contents
+are kept as bytes because the changelog contract is byte-level; `text()` decodes strictly.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+Status = Literal["added", "modified", "removed", "renamed"]
+STATUSES: tuple[str, ...] = ("added", "modified", "removed", "renamed")
+
+
+def decode(raw: bytes | None) -> str | None:
+    """UTF-8 text of `raw`, or None when absent, binary (NUL) or not valid UTF-8."""
+    if raw is None or b"\0" in raw:
+        return None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _to_bytes(value: str | bytes | None) -> bytes | None:
+    if value is None or isinstance(value, bytes):
+        return value
+    # Replay records carry text; surrogateescape round-trips any undecodable byte we were given.
+    return value.encode("utf-8", "surrogateescape")
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One changed file: its status, previous path (renames), both versions and the patch."""
+
+    path: str
+    status: Status
+    base: bytes | None = None  # content at the merge base (None when added or unknown)
+    head: bytes | None = None  # content at the head (None when removed or unknown)
+    patch: str | None = None  # unified diff hunks as GitHub returns them; None for large diffs
+    previous_path: str | None = None
+    binary: bool = False
+
+    @property
+    def base_path(self) -> str:
+        return self.previous_path or self.path
+
+    @property
+    def base_text(self) -> str | None:
+        return decode(self.base)
+
+    @property
+    def head_text(self) -> str | None:
+        return decode(self.head)
+
+
+@dataclass(frozen=True)
+class ChangeSet:
+    """A PR (or a local git range) as the rules see it.
+
+    `context` holds head versions of files the PR does not change but rules need to read (master
+    configs, runners.yaml), keyed by path; `base_context` the same at the merge base.
+    """
+
+    files: tuple[FileChange, ...]
+    pr_number: int | None = None
+    repo: str | None = None  # "owner/name" when known
+    title: str | None = None
+    context: Mapping[str, bytes] = field(default_factory=dict)
+    base_context: Mapping[str, bytes] = field(default_factory=dict)
+
+    def file(self, path: str) -> FileChange | None:
+        for f in self.files:
+            if f.path == path:
+                return f
+        return None
+
+    def head_bytes(self, path: str) -> bytes | None:
+        """Head content of `path`, changed or context; None when it does not exist at head."""
+        f = self.file(path)
+        if f is not None:
+            return f.head
+        return self.context.get(path)
+
+    def base_bytes(self, path: str) -> bytes | None:
+        for f in self.files:
+            if f.base_path == path and f.status != "added":
+                return f.base
+        return self.base_context.get(path) or self.context.get(path)
+
+    def head_paths(self) -> Iterable[str]:
+        """Every path known to exist at head: changed (not removed) files and context files."""
+        seen = set()
+        for f in self.files:
+            if f.status != "removed":
+                seen.add(f.path)
+                yield f.path
+        for p in self.context:
+            if p not in seen:
+                yield p
+
+    @classmethod
+    def from_record(cls, record: Mapping, pr_number: int | None = None) -> "ChangeSet":
+        """Build from a replay record: {"number", "title", "files": [{filename, status, ...}]}.
+
+        Raises ValueError naming the field when the record is malformed.
+        """
+        if not isinstance(record, Mapping):
+            raise ValueError("changes file must hold a JSON object")
+        files_in = record.get("files")
+        if not isinstance(files_in, list):
+            raise ValueError("changes file: `files` must be a list")
+        files = []
+        for i, f in enumerate(files_in):
+            if not isinstance(f, Mapping) or not isinstance(f.get("filename"), str):
+                raise ValueError(f"changes file: files[{i}] needs a string `filename`")
+            status = f.get("status", "modified")
+            if status not in STATUSES:
+                raise ValueError(f"changes file: files[{i}].status `{status}` is not one of {STATUSES}")
+            for key in ("base_content", "head_content", "patch", "previous_filename"):
+                if f.get(key) is not None and not isinstance(f[key], str):
+                    raise ValueError(f"changes file: files[{i}].{key} must be a string")
+            files.append(
+                FileChange(
+                    path=f["filename"],
+                    status=status,
+                    base=_to_bytes(f.get("base_content")),
+                    head=_to_bytes(f.get("head_content")),
+                    patch=f.get("patch"),
+                    previous_path=f.get("previous_filename"),
+                    binary=bool(f.get("binary", False)),
+                )
+            )
+        context = {
+            str(k): _to_bytes(v) for k, v in (record.get("context") or {}).items() if v is not None
+        }
+        base_context = {
+            str(k): _to_bytes(v) for k, v in (record.get("base_context") or {}).items() if v is not None
+        }
+        number = pr_number if pr_number is not None else record.get("number")
+        if number is not None and not isinstance(number, int):
+            raise ValueError("changes file: `number` must be an integer")
+        return cls(
+            files=tuple(files),
+            pr_number=number,
+            repo=record.get("repo"),
+            title=record.get("title"),
+            context=context,
+            base_context=base_context,
+        )

@@ -1,0 +1,46 @@
+"""Flags a changed YAML file that does not parse, at the parser's line, in the parser's words.
+
+## Why it matters
+Every tool downstream (the sweep generator, the changelog processor, the launchers) loads these
+files; one that does not parse fails the sweep after hours in the queue, or is skipped silently by
+tooling that catches the error. Duplicate mapping keys count as errors: a plain `safe_load` keeps
+the last value and hides the first.
+
+## Example
+    - config-keys:
+        - dsv4-fp4-b200-vllm
+      description: "one"
+      description: "two"        # duplicate key
+
+## Fix
+Correct the syntax at the reported line; remove or rename the duplicate key.
+"""
+from collections.abc import Iterator
+
+from rules.config import RuleOptions
+from rules.context import ReviewContext
+from rules.finding import Passed, Problem, Severity
+
+CODE = "RR012"
+NAME = "yaml-invalid"
+SEVERITY = Severity.BLOCKING
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed]:
+    checked = 0
+    for f in ctx.changeset.files:
+        if f.status == "removed" or not f.path.endswith(YAML_SUFFIXES):
+            continue
+        if f.head is None:
+            yield Problem(f.path, None, "file content was not available to the review, so it was not checked",
+                          evidence=(f"status `{f.status}`, no head content",))
+            continue
+        doc = ctx.head_doc(f.path)
+        if doc.error is not None:
+            yield Problem(f.path, doc.error.line, f"YAML does not parse: {doc.error.message}",
+                          evidence=(f"parser error at line {doc.error.line or '?'}",))
+        else:
+            checked += 1
+    if checked:
+        yield Passed(f"{checked} changed YAML file(s) parse, with no duplicate keys")

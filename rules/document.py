@@ -1,0 +1,148 @@
+"""Line-aware, bounded YAML parsing shared by every rule.
+
+`parse_yaml` never raises: it returns a `Document` whose `error` says why the text could not be
+used (syntax error with its line, duplicate key, too large, too deeply nested, alias bomb, not
+UTF-8). Parsing is ruamel.yaml round-trip, so every mapping and sequence knows its lines.
+"""
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+# Bounded time and memory on hostile input (see the issue on hostile PRs).
+MAX_YAML_BYTES = 8 * 1024 * 1024
+MAX_EXPANDED_NODES = 2_000_000
+
+
+@dataclass(frozen=True)
+class YamlError:
+    """Why a YAML text could not be used, and where (1-based line, or None)."""
+
+    line: int | None
+    message: str
+
+
+@dataclass
+class Document:
+    """A parsed YAML file: `data` is ruamel's round-trip tree (None when `error` is set)."""
+
+    path: str
+    text: str
+    data: Any = None
+    error: YamlError | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def line_of(self, *keys: Any) -> int | None:
+        """1-based line of the value at `keys` (its key's line for mappings), None if absent."""
+        return line_of(self.data, *keys)
+
+
+def line_of(node: Any, *keys: Any) -> int | None:
+    """1-based line of `node[keys[0]][keys[1]]…` in its file (the key's line inside a mapping)."""
+    if not keys:
+        lc = getattr(node, "lc", None)
+        return lc.line + 1 if lc is not None and lc.line is not None else None
+    *parents, last = keys
+    cur = node
+    for k in parents:
+        try:
+            cur = cur[k]
+        except (KeyError, IndexError, TypeError):
+            return None
+    if isinstance(cur, CommentedMap) and last in cur:
+        pos = cur.lc.key(last)
+        return pos[0] + 1 if pos else None
+    if isinstance(cur, CommentedSeq) and isinstance(last, int) and 0 <= last < len(cur):
+        pos = cur.lc.item(last)
+        return pos[0] + 1 if pos else None
+    return None
+
+
+def _yaml() -> YAML:
+    y = YAML(typ="rt")
+    y.allow_duplicate_keys = False
+    return y
+
+
+def expanded_size(data: Any, limit: int = MAX_EXPANDED_NODES) -> int | None:
+    """Node count with aliases expanded, or None past `limit` or on a recursive alias."""
+    memo: dict[int, int] = {}
+    in_progress: set[int] = set()
+    # Iterative post-order walk, so deep trees cannot exhaust Python's stack.
+    stack: list[tuple[Any, bool]] = [(data, False)]
+    while stack:
+        node, done = stack.pop()
+        if not isinstance(node, (dict, list)):
+            continue
+        key = id(node)
+        if done:
+            children = node.values() if isinstance(node, dict) else node
+            total = 1
+            for c in children:
+                if isinstance(c, (dict, list)):
+                    total += memo[id(c)]
+                else:
+                    total += 1
+                if total > limit:
+                    return None
+            memo[key] = total
+            in_progress.discard(key)
+            continue
+        if key in memo:
+            continue
+        if key in in_progress:
+            return None  # a recursive alias expands forever
+        in_progress.add(key)
+        stack.append((node, True))
+        children = node.values() if isinstance(node, dict) else node
+        for c in children:
+            if isinstance(c, (dict, list)):
+                if id(c) in in_progress and id(c) not in memo:
+                    return None
+                stack.append((c, False))
+    return memo.get(id(data), 1)
+
+
+def parse_yaml(path: str, raw: bytes | str | None) -> Document:
+    """Parse `raw` as YAML; the result carries either `data` or an `error`."""
+    if raw is None:
+        return Document(path, "", error=YamlError(None, "file content is not available"))
+    if isinstance(raw, bytes):
+        if len(raw) > MAX_YAML_BYTES:
+            return Document(path, "", error=YamlError(
+                None, f"file is {len(raw):,} bytes; files over {MAX_YAML_BYTES:,} bytes are not parsed"))
+        if b"\0" in raw:
+            return Document(path, "", error=YamlError(None, "file is binary (contains NUL bytes)"))
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as err:
+            line = raw[: err.start].count(b"\n") + 1
+            return Document(path, "", error=YamlError(line, f"not valid UTF-8 (byte {err.start})"))
+    else:
+        text = raw
+        if len(text) > MAX_YAML_BYTES:
+            return Document(path, "", error=YamlError(
+                None, f"file is {len(text):,} characters; files over {MAX_YAML_BYTES:,} are not parsed"))
+    try:
+        data = _yaml().load(io.StringIO(text))
+    except MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        line = mark.line + 1 if mark is not None else None
+        problem = " ".join(str(p) for p in (err.context, err.problem) if p) or str(err)
+        return Document(path, text, error=YamlError(line, problem.replace("\n", " ")))
+    except RecursionError:
+        return Document(path, text, error=YamlError(None, "YAML nesting is too deep to parse"))
+    except (YAMLError, ValueError, TypeError, OverflowError) as err:
+        return Document(path, text, error=YamlError(None, str(err).splitlines()[0] if str(err) else type(err).__name__))
+    if expanded_size(data) is None:
+        return Document(path, text, error=YamlError(
+            None, f"YAML aliases expand to more than {MAX_EXPANDED_NODES:,} nodes (alias bomb or recursive alias)"))
+    return Document(path, text, data=data)

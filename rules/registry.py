@@ -1,0 +1,21 @@
+"""The explicit list of rules, in the order they run. Adding a rule = one module + one line here."""
+from __future__ import annotations
+
+from rules.checks import (
+    yaml_invalid,
+)
+
+ALL_RULES = (
+    yaml_invalid,
+)
+
+_BY_KEY = {}
+for _rule in ALL_RULES:
+    for _key in (_rule.CODE, _rule.NAME):
+        assert _key not in _BY_KEY, f"duplicate rule code or name {_key}"
+        _BY_KEY[_key] = _rule
+
+
+def by_code(key: str):
+    """The rule with this code or name (case-insensitive code), or None."""
+    return _BY_KEY.get(key) or _BY_KEY.get(key.upper())

@@ -1,0 +1,42 @@
+from rules import ChangeSet, FileChange, run
+from rules.checks import yaml_invalid
+
+
+def _run(*files):
+    return run(ChangeSet(files=tuple(files)), rules=[yaml_invalid])
+
+
+def test_syntax_error_at_parser_line():
+    r = _run(FileChange("benchmarks/x.yaml", "added", head=b"a: 1\nb: [1, 2\n"))
+    assert [(f.code, f.line) for f in r.findings] == [("RR012", 3)]
+    assert "does not parse" in r.findings[0].message
+
+
+def test_duplicate_key_is_an_error():
+    r = _run(FileChange("configs/nvidia-master.yaml", "modified", base=b"a: 1\n", head=b"a: 1\nb: 2\na: 3\n"))
+    assert len(r.findings) == 1 and "duplicate key" in r.findings[0].message and r.findings[0].line == 3
+
+
+def test_non_utf8_and_binary_are_findings_not_crashes():
+    r = _run(FileChange("a.yaml", "added", head=b"a: \xff\xfe\n"), FileChange("b.yml", "added", head=b"\0\0"))
+    assert sorted(f.path for f in r.findings) == ["a.yaml", "b.yml"]
+    assert "UTF-8" in r.findings[0].message and "binary" in r.findings[1].message
+
+
+def test_valid_and_removed_files_pass():
+    r = _run(FileChange("a.yaml", "modified", base=b"a: 1\n", head=b"a: 2\n"),
+             FileChange("gone.yaml", "removed", base=b"x: [\n"), FileChange("run.sh", "added", head=b"echo\n"))
+    assert r.findings == [] and r.checks[0].status == "passed"
+
+
+def test_alias_bomb_is_rejected_quickly():
+    lines = [b"a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 10):
+        lines.append(b"a%d: &a%d [%s]" % (i, i, b", ".join([b"*a%d" % (i - 1)] * 10)))
+    r = _run(FileChange("bomb.yaml", "added", head=b"\n".join(lines) + b"\n"))
+    assert len(r.findings) == 1 and "alias" in r.findings[0].message
+
+
+def test_missing_content_is_said_not_skipped():
+    r = _run(FileChange("big.yaml", "modified", head=None))
+    assert len(r.findings) == 1 and "not available" in r.findings[0].message
