@@ -1,0 +1,387 @@
+"""The only module that imports PyGithub: a narrow port with exactly the calls the bot makes.
+
+`GitHubPort` is what handlers depend on; `PyGithubPort` implements it over REST and GraphQL
+(through PyGithub's requester), with PyGithub's `GithubRetry` for 5xx, secondary rate limits
+(403/429 + Retry-After) and primary rate-limit resets, and its write spacing.
+
+Reading a PR costs two calls: a REST compare (merge base, files, patches) and one GraphQL query
+(PR state, the bot's earlier comments and threads, check runs on the head, and every file version
+the rules need, fetched by alias in the same query).
+"""
+from __future__ import annotations
+
+import base64
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import github
+from github import Auth, Github, GithubException, GithubIntegration, GithubRetry
+from github.PaginatedList import PaginatedList
+
+from bot.settings import Settings
+
+log = logging.getLogger(__name__)
+
+# GitHub's compare endpoint lists at most 300 files; beyond that the PR files API (3,000) is used.
+COMPARE_FILE_LIMIT = 300
+GRAPHQL_PAGE = 100
+
+
+class GitHubError(RuntimeError):
+    """A GitHub call failed for good (after retries); carries the HTTP status when there is one."""
+
+    def __init__(self, message: str, status: int | None = None):
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    path: str
+    status: str
+    patch: str | None
+    previous_path: str | None
+    sha: str | None = None
+    additions: int = 0
+    deletions: int = 0
+
+
+@dataclass(frozen=True)
+class PullInfo:
+    number: int
+    state: str  # "open" | "closed" | "merged"
+    draft: bool
+    head_sha: str
+    base_sha: str
+    base_ref: str
+    author: str
+    title: str
+    labels: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CommentInfo:
+    id: int
+    body: str
+    author: str
+
+
+@dataclass(frozen=True)
+class ThreadInfo:
+    id: str
+    resolved: bool
+    path: str | None
+    comments: tuple[CommentInfo, ...]
+
+
+@dataclass(frozen=True)
+class CheckRunInfo:
+    id: int
+    name: str
+    status: str
+    conclusion: str | None
+    title: str | None
+    summary: str | None
+
+
+@dataclass
+class Snapshot:
+    """What one GraphQL read returns: the PR, the bot-relevant state and the requested blobs."""
+
+    pull: PullInfo
+    issue_comments: list[CommentInfo] = field(default_factory=list)
+    threads: list[ThreadInfo] = field(default_factory=list)
+    check_runs: list[CheckRunInfo] = field(default_factory=list)
+    blobs: dict[str, bytes | None] = field(default_factory=dict)  # "rev:path" -> content (None: absent/binary)
+    truncated: dict[str, str] = field(default_factory=dict)  # "rev:path" -> blob oid, text truncated
+    trees: dict[str, list[str]] = field(default_factory=dict)  # "rev:dir" -> blob paths listed
+
+
+class GitHubPort(Protocol):
+    """Every GitHub call the bot makes."""
+
+    def compare(self, repo: str, base: str, head: str, number: int) -> tuple[str, list[FileInfo]]: ...
+    def snapshot(self, repo: str, number: int, blobs: list[str], trees: list[str],
+                 check_name: str | None = None, head_sha: str | None = None) -> Snapshot: ...
+    def blob(self, repo: str, oid: str) -> bytes: ...
+    def create_review(self, repo: str, number: int, commit_sha: str, body: str, comments: list[dict]) -> int: ...
+    def reply_to_review_comment(self, repo: str, number: int, comment_id: int, body: str) -> int: ...
+    def resolve_thread(self, thread_id: str) -> None: ...
+    def create_issue_comment(self, repo: str, number: int, body: str) -> int: ...
+    def edit_issue_comment(self, repo: str, comment_id: int, body: str) -> None: ...
+    def create_check_run(self, repo: str, name: str, head_sha: str, conclusion: str, output: dict) -> int: ...
+    def update_check_run(self, repo: str, check_run_id: int, conclusion: str, output: dict) -> None: ...
+    def add_labels(self, repo: str, number: int, labels: list[str]) -> None: ...
+    def remove_label(self, repo: str, number: int, label: str) -> None: ...
+    def add_reaction(self, repo: str, kind: str, comment_id: int, content: str) -> None: ...
+    def permission(self, repo: str, user: str) -> str: ...
+    def workflow_runs(self, repo: str, head_sha: str) -> list[dict]: ...
+    def get_pull(self, repo: str, number: int) -> PullInfo: ...
+
+
+def make_retry(settings: Settings) -> GithubRetry:
+    """PyGithub's retry: 5xx, 403/429 with Retry-After, primary rate-limit resets, with backoff."""
+    return GithubRetry(total=settings.max_retries, backoff_factor=0.2,
+                       secondary_rate_wait=5, max_rate_limit_wait=120)
+
+
+_INTEGRATIONS: dict[tuple, GithubIntegration] = {}
+_CLIENTS: dict[tuple, Github] = {}
+_LOCK = threading.Lock()
+
+
+def client_for(settings: Settings, installation_id: int | None = None) -> Github:
+    """A cached PyGithub client: App installation auth when configured, else token auth."""
+    common = dict(base_url=settings.github_api_url.rstrip("/"), retry=make_retry(settings), lazy=True,
+                  timeout=int(max(1, settings.http_timeout_s)), per_page=100,
+                  seconds_between_requests=None, seconds_between_writes=settings.write_interval_s or None)
+    if settings.app_auth and installation_id is not None:
+        key = ("app", settings.github_api_url, settings.github_app_id, installation_id)
+        with _LOCK:
+            if key not in _CLIENTS:
+                auth = Auth.AppAuth(settings.github_app_id, settings.private_key())
+                _CLIENTS[key] = Github(auth=auth.get_installation_auth(installation_id), **common)
+            return _CLIENTS[key]
+    token = settings.github_token.get_secret_value() if settings.github_token else None
+    key = ("token", settings.github_api_url, token, settings.write_interval_s)
+    with _LOCK:
+        if key not in _CLIENTS:
+            _CLIENTS[key] = Github(auth=Auth.Token(token) if token else None, **common)
+        return _CLIENTS[key]
+
+
+def _wrap(what: str):
+    def deco(fn):
+        def inner(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except GithubException as err:
+                msg = err.data.get("message") if isinstance(err.data, dict) else str(err.data)
+                raise GitHubError(f"{what}: {err.status} {msg}", err.status) from err
+            except github.BadAttributeException as err:  # malformed response
+                raise GitHubError(f"{what}: malformed response ({err})") from err
+        inner.__name__ = fn.__name__
+        return inner
+    return deco
+
+
+_SNAPSHOT_QUERY = """
+query($owner: String!, $name: String!, $number: Int!, $after: String, $tafter: String%(vars)s) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      number state isDraft title headRefOid baseRefOid baseRefName
+      author { login }
+      labels(first: 100) { nodes { name } }
+      comments(first: %(page)d, after: $after) {
+        nodes { databaseId body author { login } }
+        pageInfo { hasNextPage endCursor }
+      }
+      reviewThreads(first: %(page)d, after: $tafter) {
+        nodes { id isResolved path comments(first: 50) { nodes { databaseId body author { login } } } }
+        pageInfo { hasNextPage endCursor }
+      }
+    }
+%(objects)s
+  }
+}
+"""
+_BLOB_FIELDS = "... on Blob { oid text isBinary isTruncated byteSize }"
+_CHECKS = ("... on Commit { checkSuites(first: 20) { nodes { checkRuns(first: 20, filterBy: {checkName: $check}) "
+           "{ nodes { databaseId name status conclusion title summary } } } } }")
+
+
+def _login(actor: dict | None) -> str:
+    return ((actor or {}).get("login") or "ghost").removesuffix("[bot]")
+
+
+class PyGithubPort:
+    """GitHubPort over PyGithub (REST + GraphQL through its requester)."""
+
+    def __init__(self, gh: Github):
+        self.gh = gh
+        self.req = gh.requester
+
+    # -- reads ---------------------------------------------------------------------------------
+    @_wrap("comparing commits")
+    def compare(self, repo: str, base: str, head: str, number: int) -> tuple[str, list[FileInfo]]:
+        cmp = self.gh.get_repo(repo).compare(base, head)
+        files = cmp.files
+        if len(files) >= COMPARE_FILE_LIMIT:
+            files = PaginatedList(github.File.File, self.req, f"/repos/{repo}/pulls/{number}/files",
+                                  {"per_page": 100})
+        out = [FileInfo(f.filename, f.status, f.patch, f.previous_filename, f.sha, f.additions, f.deletions)
+               for f in files]
+        return cmp.merge_base_commit.sha, out
+
+    @_wrap("reading the pull request")
+    def get_pull(self, repo: str, number: int) -> PullInfo:
+        _, d = self.req.requestJsonAndCheck("GET", f"/repos/{repo}/pulls/{number}")
+        state = "merged" if d.get("merged") else d["state"]
+        return PullInfo(d["number"], state, bool(d.get("draft")), d["head"]["sha"], d["base"]["sha"],
+                        d["base"]["ref"], _login(d.get("user")), d.get("title") or "",
+                        tuple(lb["name"] for lb in d.get("labels") or ()))
+
+    @_wrap("reading the pull request state")
+    def snapshot(self, repo: str, number: int, blobs: list[str], trees: list[str],
+                 check_name: str | None = None, head_sha: str | None = None) -> Snapshot:
+        owner, name = repo.split("/", 1)
+        variables: dict[str, Any] = {"owner": owner, "name": name, "number": number, "after": None, "tafter": None}
+        decl, objects = [], []
+        for i, expr in enumerate(blobs):
+            decl.append(f", $b{i}: String!")
+            variables[f"b{i}"] = expr
+            objects.append(f"    b{i}: object(expression: $b{i}) {{ {_BLOB_FIELDS} }}")
+        for i, expr in enumerate(trees):
+            decl.append(f", $t{i}: String!")
+            variables[f"t{i}"] = expr
+            objects.append(f"    t{i}: object(expression: $t{i}) {{ ... on Tree {{ entries {{ name path type "
+                           f"object {{ {_BLOB_FIELDS} }} }} }} }}")
+        if check_name and head_sha:
+            decl.append(", $check: String!, $head: GitObjectID!")
+            variables.update(check=check_name, head=head_sha)
+            objects.append(f"    checks: object(oid: $head) {{ {_CHECKS} }}")
+        query = _SNAPSHOT_QUERY % {"vars": "".join(decl), "objects": "\n".join(objects), "page": GRAPHQL_PAGE}
+        _, data = self.req.graphql_query(query, variables)
+        r = (data.get("data") or {}).get("repository") or {}
+        pr = r.get("pullRequest")
+        if pr is None:
+            raise GitHubError(f"pull request {repo}#{number} not found", 404)
+        pull = PullInfo(pr["number"], pr["state"].lower(), bool(pr["isDraft"]), pr["headRefOid"],
+                        pr["baseRefOid"], pr["baseRefName"], _login(pr.get("author")), pr.get("title") or "",
+                        tuple(n["name"] for n in pr["labels"]["nodes"]))
+        snap = Snapshot(pull=pull)
+        comments, threads = pr["comments"], pr["reviewThreads"]
+        while True:
+            snap.issue_comments += [CommentInfo(c["databaseId"], c["body"] or "", _login(c.get("author")))
+                                    for c in comments["nodes"]]
+            snap.threads += [ThreadInfo(t["id"], bool(t["isResolved"]), t.get("path"), tuple(
+                CommentInfo(c["databaseId"], c["body"] or "", _login(c.get("author")))
+                for c in t["comments"]["nodes"])) for t in threads["nodes"]]
+            more_c, more_t = comments["pageInfo"]["hasNextPage"], threads["pageInfo"]["hasNextPage"]
+            if not (more_c or more_t):
+                break
+            # Page on with the small query (no blobs) until both lists are exhausted.
+            page_vars = {"owner": owner, "name": name, "number": number,
+                         "after": comments["pageInfo"]["endCursor"] if more_c else None,
+                         "tafter": threads["pageInfo"]["endCursor"] if more_t else None}
+            _, data = self.req.graphql_query(
+                _SNAPSHOT_QUERY % {"vars": "", "objects": "", "page": GRAPHQL_PAGE}, page_vars)
+            pr = data["data"]["repository"]["pullRequest"]
+            comments = pr["comments"] if more_c else {"nodes": [], "pageInfo": {"hasNextPage": False}}
+            threads = pr["reviewThreads"] if more_t else {"nodes": [], "pageInfo": {"hasNextPage": False}}
+        for i, expr in enumerate(blobs):
+            node = r.get(f"b{i}")
+            snap.blobs[expr] = self._blob(node, expr, snap)
+        for i, expr in enumerate(trees):
+            node = r.get(f"t{i}")
+            rev, _, _ = expr.partition(":")
+            listed = []
+            for e in (node or {}).get("entries") or ():
+                if e.get("type") == "blob":
+                    key = f"{rev}:{e['path']}"
+                    snap.blobs[key] = self._blob(e.get("object"), key, snap)
+                    listed.append(e["path"])
+            snap.trees[expr] = listed
+        for suite in (((r.get("checks") or {}).get("checkSuites") or {}).get("nodes") or ()):
+            for cr in (suite.get("checkRuns") or {}).get("nodes") or ():
+                snap.check_runs.append(CheckRunInfo(cr["databaseId"], cr["name"], cr["status"].lower(),
+                                                    (cr.get("conclusion") or "").lower() or None,
+                                                    cr.get("title"), cr.get("summary")))
+        return snap
+
+    @staticmethod
+    def _blob(node: dict | None, key: str, snap: Snapshot) -> bytes | None:
+        if not node or node.get("isBinary") or node.get("text") is None:
+            return None
+        if node.get("isTruncated"):
+            snap.truncated[key] = node["oid"]
+            return None
+        return node["text"].encode("utf-8")
+
+    @_wrap("reading a blob")
+    def blob(self, repo: str, oid: str) -> bytes:
+        """Exact bytes of a git blob of any size (GraphQL truncates large texts; this does not)."""
+        _, d = self.req.requestJsonAndCheck("GET", f"/repos/{repo}/git/blobs/{oid}")
+        raw = decode_content(d)
+        if raw is None:
+            raise GitHubError(f"blob {oid} came back without content")
+        return raw
+
+    @_wrap("reading a collaborator's permission")
+    def permission(self, repo: str, user: str) -> str:
+        _, d = self.req.requestJsonAndCheck("GET", f"/repos/{repo}/collaborators/{user}/permission")
+        return d.get("role_name") or d.get("permission") or "none"
+
+    @_wrap("listing workflow runs")
+    def workflow_runs(self, repo: str, head_sha: str) -> list[dict]:
+        _, d = self.req.requestJsonAndCheck("GET", f"/repos/{repo}/actions/runs",
+                                            parameters={"head_sha": head_sha, "per_page": 100})
+        return list(d.get("workflow_runs") or ())
+
+    # -- writes --------------------------------------------------------------------------------
+    @_wrap("posting the review")
+    def create_review(self, repo: str, number: int, commit_sha: str, body: str, comments: list[dict]) -> int:
+        payload = {"commit_id": commit_sha, "body": body, "event": "COMMENT", "comments": comments}
+        _, d = self.req.requestJsonAndCheck("POST", f"/repos/{repo}/pulls/{number}/reviews", input=payload)
+        return d["id"]
+
+    @_wrap("replying to a review comment")
+    def reply_to_review_comment(self, repo: str, number: int, comment_id: int, body: str) -> int:
+        _, d = self.req.requestJsonAndCheck("POST", f"/repos/{repo}/pulls/{number}/comments/{comment_id}/replies",
+                                            input={"body": body})
+        return d["id"]
+
+    @_wrap("resolving a review thread")
+    def resolve_thread(self, thread_id: str) -> None:
+        self.req.graphql_query(
+            "mutation($id: ID!) { resolveReviewThread(input: {threadId: $id}) { thread { id isResolved } } }",
+            {"id": thread_id})
+
+    @_wrap("posting a comment")
+    def create_issue_comment(self, repo: str, number: int, body: str) -> int:
+        _, d = self.req.requestJsonAndCheck("POST", f"/repos/{repo}/issues/{number}/comments", input={"body": body})
+        return d["id"]
+
+    @_wrap("editing a comment")
+    def edit_issue_comment(self, repo: str, comment_id: int, body: str) -> None:
+        self.req.requestJsonAndCheck("PATCH", f"/repos/{repo}/issues/comments/{comment_id}", input={"body": body})
+
+    @_wrap("creating the check run")
+    def create_check_run(self, repo: str, name: str, head_sha: str, conclusion: str, output: dict) -> int:
+        _, d = self.req.requestJsonAndCheck("POST", f"/repos/{repo}/check-runs", input={
+            "name": name, "head_sha": head_sha, "status": "completed", "conclusion": conclusion, "output": output})
+        return d["id"]
+
+    @_wrap("updating the check run")
+    def update_check_run(self, repo: str, check_run_id: int, conclusion: str, output: dict) -> None:
+        self.req.requestJsonAndCheck("PATCH", f"/repos/{repo}/check-runs/{check_run_id}", input={
+            "status": "completed", "conclusion": conclusion, "output": output})
+
+    @_wrap("adding labels")
+    def add_labels(self, repo: str, number: int, labels: list[str]) -> None:
+        self.req.requestJsonAndCheck("POST", f"/repos/{repo}/issues/{number}/labels", input={"labels": labels})
+
+    @_wrap("removing a label")
+    def remove_label(self, repo: str, number: int, label: str) -> None:
+        from urllib.parse import quote
+
+        try:
+            self.req.requestJsonAndCheck("DELETE", f"/repos/{repo}/issues/{number}/labels/{quote(label, safe='')}")
+        except GithubException as err:
+            if err.status != 404:  # already gone: the wanted state holds
+                raise
+
+    @_wrap("reacting to a comment")
+    def add_reaction(self, repo: str, kind: str, comment_id: int, content: str) -> None:
+        where = "issues/comments" if kind == "issue" else "pulls/comments"
+        self.req.requestJsonAndCheck("POST", f"/repos/{repo}/{where}/{comment_id}/reactions",
+                                     input={"content": content})
+
+
+def decode_content(d: dict) -> bytes | None:
+    """Bytes of a contents-API JSON object (None when GitHub sent no inline content)."""
+    if d.get("encoding") == "base64" and d.get("content") is not None:
+        return base64.b64decode(d["content"])
+    return None

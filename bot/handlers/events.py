@@ -1,0 +1,41 @@
+"""Turn pull_request events into review jobs (validation of the payload happens here)."""
+from __future__ import annotations
+
+from bot.handlers.review import REVIEW_ACTIONS
+from bot.routing import Router
+
+router = Router()
+
+
+class PayloadError(ValueError):
+    """The payload lacks a field the bot needs; the webhook answers 400 and no handler runs."""
+
+
+def _get(d, *path):
+    cur = d
+    for p in path:
+        if not isinstance(cur, dict) or p not in cur:
+            raise PayloadError(f"payload lacks {'.'.join(path)}")
+        cur = cur[p]
+    return cur
+
+
+def base_job(payload: dict, delivery_id: str, kind: str) -> dict:
+    number = _get(payload, "pull_request", "number") if "pull_request" in payload else _get(payload, "issue", "number")
+    repo = _get(payload, "repository", "full_name")
+    if not isinstance(number, int) or not isinstance(repo, str) or "/" not in repo:
+        raise PayloadError("payload has a malformed PR number or repository name")
+    inst = payload.get("installation") or {}
+    return {"kind": kind, "repo": repo, "number": number, "delivery_id": delivery_id,
+            "installation_id": inst.get("id") if isinstance(inst.get("id"), int) else None}
+
+
+@router.register("pull_request", *REVIEW_ACTIONS)
+def on_pull_request(payload: dict, delivery_id: str) -> list[dict]:
+    job = base_job(payload, delivery_id, "review")
+    head = _get(payload, "pull_request", "head", "sha")
+    base = _get(payload, "pull_request", "base", "sha")
+    if not (isinstance(head, str) and isinstance(base, str)):
+        raise PayloadError("payload has malformed head/base SHAs")
+    job.update(head_sha=head, base_sha=base, action=payload["action"])
+    return [job]

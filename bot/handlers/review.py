@@ -1,0 +1,236 @@
+"""The review job: fetch the PR, run the rules, and write only what is missing.
+
+Writes, each skipped when the current state already matches: one review (`COMMENT`) with the new
+inline comments; a resolve (or "fixed in <sha>" reply) for threads whose finding is gone; the
+`recipe-review` check run on the head; the summary comment (edited in place); the welcome comment
+(once per PR, on `opened`).
+"""
+from __future__ import annotations
+
+import logging
+import posixpath
+from dataclasses import dataclass, field
+
+from bot import diff, render
+from bot.github import GitHubError, GitHubPort, Snapshot
+from bot.reconcile import InlineComment, PostedComment, ReviewPlan, plan_review
+from rules.changeset import ChangeSet, FileChange
+from rules.config import EngineConfig, Paths, load_config, path_matches
+from rules.document import parse_yaml
+from rules.engine import Report, run
+
+log = logging.getLogger(__name__)
+
+CONFIG_PATH = ".github/recipe-review.yml"
+REVIEW_ACTIONS = ("opened", "reopened", "synchronize", "ready_for_review")
+
+
+@dataclass(frozen=True)
+class ReviewJob:
+    repo: str
+    number: int
+    head_sha: str
+    base_sha: str
+    action: str = "synchronize"
+    installation_id: int | None = None
+    delivery_id: str = ""
+    force: bool = False  # `/review`: review even when nothing changed (still writes only differences)
+
+
+@dataclass
+class Outcome:
+    status: str  # "reviewed" | "skipped" | "dropped"
+    reason: str = ""
+    report: Report | None = None
+    writes: list[str] = field(default_factory=list)
+    followup: tuple[str, str] | None = None  # (head_sha, base_sha) to review instead, when the head moved
+
+
+def _context_dirs(paths: list[str], globs: tuple[str, ...]) -> set[str]:
+    """Directories where `**/<dir>/<file-glob>` files can live, next to the ancestors of changed paths."""
+    out = set()
+    for g in globs:
+        if not g.startswith("**/") or g.count("/") != 2:
+            continue
+        sub = g.split("/")[1]
+        for p in paths:
+            d = posixpath.dirname(p)
+            while True:
+                out.add(posixpath.join(d, sub) if d else sub)
+                if not d:
+                    break
+                d = posixpath.dirname(d)
+    return out
+
+
+def load_repo_config(raw: bytes | None) -> tuple[EngineConfig, list[str]]:
+    if raw is None:
+        return load_config(None)
+    doc = parse_yaml(CONFIG_PATH, raw)
+    if not doc.ok:
+        config, _ = load_config(None)
+        return config, [f"{CONFIG_PATH} does not parse (line {doc.error.line or '?'}): {doc.error.message}"]
+    return load_config(doc.data)
+
+
+def bot_comments(snap: Snapshot, bot_login: str) -> list[PostedComment]:
+    """The bot's earlier inline findings, from the review threads (first comment carries the marker)."""
+    me = bot_login.removesuffix("[bot]")
+    out = []
+    for t in snap.threads:
+        if not t.comments or t.comments[0].author != me:
+            continue
+        parsed = render.parse_finding_marker(t.comments[0].body)
+        if parsed is None:
+            continue
+        noted = any(c.author == me and "recipe-review:fixed" in c.body for c in t.comments[1:])
+        out.append(PostedComment(t.comments[0].id, parsed[1], parsed[0], t.path or "", t.id, t.resolved, noted))
+    return out
+
+
+def _marked(snap: Snapshot, marker: str, bot_login: str):
+    me = bot_login.removesuffix("[bot]")
+    for c in snap.issue_comments:
+        if c.author == me and marker in c.body:
+            return c
+    return None
+
+
+def build_changeset(job: ReviewJob, merge_base: str, files, snap: Snapshot, paths: Paths) -> ChangeSet:
+    changes = []
+    for f in files:
+        base = None if f.status == "added" else snap.blobs.get(f"{merge_base}:{f.previous_path or f.path}")
+        head = None if f.status == "removed" else snap.blobs.get(f"{job.head_sha}:{f.path}")
+        changes.append(FileChange(path=f.path, status=f.status if f.status in ("added", "modified", "removed",
+                                                                                "renamed") else "modified",
+                                  base=base, head=head, patch=f.patch,
+                                  previous_path=f.previous_path if f.status == "renamed" else None))
+    changed = {f.path for f in files}
+    context = {}
+    prefix = f"{job.head_sha}:"
+    wanted = (*paths.master_configs, *paths.runners)
+    for key, raw in snap.blobs.items():
+        if key.startswith(prefix) and raw is not None:
+            path = key[len(prefix):]
+            if path not in changed and path_matches(path, wanted):
+                context[path] = raw
+    return ChangeSet(files=tuple(changes), pr_number=job.number, repo=job.repo, title=snap.pull.title,
+                     context=context)
+
+
+def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = False) -> Outcome:
+    """Run one review job end to end. Raises GitHubError when GitHub fails for good."""
+    merge_base, files = port.compare(job.repo, job.base_sha, job.head_sha, job.number)
+    changed_paths = [f.path for f in files]
+    blobs = []
+    for f in files:
+        if f.status != "added":
+            blobs.append(f"{merge_base}:{f.previous_path or f.path}")
+        if f.status != "removed":
+            blobs.append(f"{job.head_sha}:{f.path}")
+    blobs.append(f"{job.base_sha}:{CONFIG_PATH}")
+    defaults = Paths()
+    trees = sorted(f"{job.head_sha}:{d}" for d in _context_dirs(
+        changed_paths, (*defaults.master_configs, *defaults.runners)))
+    snap = port.snapshot(job.repo, job.number, blobs, trees, render.CHECK_RUN_NAME, job.head_sha)
+    pull = snap.pull
+    if pull.state != "open":
+        return Outcome("skipped", f"PR is {pull.state}")
+    if pull.head_sha != job.head_sha:
+        return Outcome("dropped", f"head moved to {pull.head_sha[:7]}", followup=(pull.head_sha, pull.base_sha))
+    config, config_errors = load_repo_config(snap.blobs.get(f"{job.base_sha}:{CONFIG_PATH}"))
+    if pull.draft and not config.repo.review_drafts:
+        return Outcome("skipped", "draft PR")
+    extra_trees = sorted(f"{job.head_sha}:{d}" for d in _context_dirs(
+        changed_paths, (*config.paths.master_configs, *config.paths.runners))
+        if f"{job.head_sha}:{d}" not in trees)
+    if extra_trees:  # the repository moved its master configs: one more read
+        more = port.snapshot(job.repo, job.number, [], extra_trees)
+        snap.blobs.update(more.blobs)
+        snap.truncated.update(more.truncated)
+    for key, oid in snap.truncated.items():
+        snap.blobs[key] = port.blob(job.repo, oid)
+    changeset = build_changeset(job, merge_base, files, snap, config.paths)
+    report = run(changeset, config)
+    posted = bot_comments(snap, bot_login)
+    hunks = {f.path: diff.hunks(f.patch) for f in files}
+    plan = plan_review(report.findings, hunks, posted, config.repo.max_inline_comments)
+    outcome = Outcome("reviewed", report=report)
+    if dry_run:
+        outcome.writes.append(f"dry-run: {len(plan.inline)} inline, {len(plan.gone)} gone")
+        return outcome
+    _write_review(port, job, report, plan, outcome)
+    _close_gone(port, job, plan, outcome)
+    _write_check_run(port, job, snap, report, plan, config_errors, outcome)
+    _write_summary(port, job, snap, report, plan, config_errors, bot_login, outcome)
+    if job.action == "opened" and _marked(snap, render.WELCOME_MARKER, bot_login) is None:
+        port.create_issue_comment(job.repo, job.number, render.WELCOME)
+        outcome.writes.append("welcome")
+    return outcome
+
+
+def _post(port: GitHubPort, job: ReviewJob, body: str, comments: list[InlineComment], outcome: Outcome,
+          rejected: list[InlineComment]) -> None:
+    """Post a review; on 422 split it to isolate the comments GitHub rejects (never lose the rest)."""
+    try:
+        port.create_review(job.repo, job.number, job.head_sha, body, [c.to_api() for c in comments])
+        outcome.writes.append(f"review COMMENT {len(comments)} inline")
+    except GitHubError as err:
+        if err.status != 422 or not comments:
+            raise
+        if len(comments) == 1:
+            log.warning("GitHub rejected a review comment on %s:%s: %s", comments[0].path, comments[0].line, err)
+            rejected.append(comments[0])
+            return
+        mid = len(comments) // 2
+        _post(port, job, body, comments[:mid], outcome, rejected)
+        _post(port, job, body, comments[mid:], outcome, rejected)
+
+
+def _write_review(port: GitHubPort, job: ReviewJob, report: Report, plan: ReviewPlan, outcome: Outcome) -> None:
+    if not plan.inline:
+        return
+    rejected: list[InlineComment] = []
+    _post(port, job, render.review_body(report, len(plan.inline)), plan.inline, outcome, rejected)
+    for c in rejected:  # it goes to the summary instead
+        plan.inline_fingerprints.discard(c.finding.fingerprint)
+        plan.outside.append(c.finding)
+
+
+def _close_gone(port: GitHubPort, job: ReviewJob, plan: ReviewPlan, outcome: Outcome) -> None:
+    for p in plan.gone:
+        try:
+            if p.thread_id is None:
+                raise GitHubError("no thread id")
+            port.resolve_thread(p.thread_id)
+            outcome.writes.append(f"resolve {p.code}")
+        except GitHubError:
+            port.reply_to_review_comment(job.repo, job.number, p.comment_id, render.fixed_reply(job.head_sha))
+            outcome.writes.append(f"reply fixed {p.code}")
+
+
+def _write_check_run(port, job, snap, report, plan, config_errors, outcome) -> None:
+    conclusion = "failure" if report.blocking else "success"
+    output = render.check_run_output(report, job.head_sha, plan.inline_fingerprints, config_errors)
+    mine = [c for c in snap.check_runs if c.name == render.CHECK_RUN_NAME]
+    if mine:
+        cr = mine[0]
+        if cr.status == "completed" and cr.conclusion == conclusion and cr.title == output["title"] \
+                and (cr.summary or "") == output["summary"]:
+            return
+        port.update_check_run(job.repo, cr.id, conclusion, output)
+        outcome.writes.append(f"check-run update {conclusion}")
+        return
+    port.create_check_run(job.repo, render.CHECK_RUN_NAME, job.head_sha, conclusion, output)
+    outcome.writes.append(f"check-run {conclusion}")
+
+
+def _write_summary(port, job, snap, report, plan, config_errors, bot_login, outcome) -> None:
+    body = render.summary_comment(report, job.head_sha, plan.inline_fingerprints, config_errors)
+    existing = _marked(snap, render.SUMMARY_MARKER, bot_login)
+    if existing is None:
+        port.create_issue_comment(job.repo, job.number, body)
+        outcome.writes.append("summary create")
+    elif existing.body.strip() != body.strip():
+        port.edit_issue_comment(job.repo, existing.id, body)
+        outcome.writes.append("summary edit")

@@ -1,0 +1,150 @@
+"""One queue interface, two run modes.
+
+- `ThreadQueue` (QUEUE=threads, the default): in-process worker threads. Jobs are keyed by PR: at
+  most one job per PR runs at a time, and while one runs, newer jobs for that PR wait in a single
+  pending slot where a burst of `synchronize` events collapses to the newest head.
+- `RQQueue` (QUEUE=rq): jobs go to Redis and `recipe-review worker` processes run them (bot/rq_mode.py).
+
+Jobs are JSON-able dicts: {"kind": "review"|"labels"|"command", "repo", "number", ...}.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Protocol
+
+from bot import metrics
+
+log = logging.getLogger(__name__)
+
+MAX_ATTEMPTS = 5
+RETRY_DELAYS_S = (1, 2, 5, 10, 30)
+
+
+def job_key(job: dict) -> str:
+    return f"{job['repo']}#{job['number']}"
+
+
+def merge_jobs(old: dict, new: dict) -> dict:
+    """Collapse two pending jobs of one kind for one PR into the one worth running."""
+    if new["kind"] != "review":
+        return new
+    merged = dict(new)
+    # The newest head wins, but an `opened` (welcome comment) or a forced review is never forgotten.
+    if old.get("action") == "opened" or new.get("action") == "opened":
+        merged["action"] = "opened"
+    merged["force"] = bool(old.get("force") or new.get("force"))
+    return merged
+
+
+class JobQueue(Protocol):
+    def submit(self, job: dict) -> None: ...
+    def depth(self) -> int: ...
+    def close(self) -> None: ...
+
+
+class ThreadQueue:
+    """In-process workers with per-PR exclusivity and coalescing (see module docstring)."""
+
+    def __init__(self, execute: Callable[[dict], None], workers: int = 4, retry_delays=RETRY_DELAYS_S):
+        self._execute = execute
+        self._cv = threading.Condition()
+        self._pending: dict[str, dict[str, dict]] = {}  # pr key -> kind -> job (insertion ordered)
+        self._running: set[str] = set()
+        self._closed = False
+        self._retry_delays = retry_delays
+        self._timers: set[threading.Timer] = set()
+        self._threads = [threading.Thread(target=self._loop, name=f"recipe-review-worker-{i}", daemon=True)
+                         for i in range(workers)]
+        for t in self._threads:
+            t.start()
+
+    def submit(self, job: dict) -> None:
+        key = job_key(job)
+        with self._cv:
+            slot = self._pending.setdefault(key, {})
+            kind = job["kind"] if job["kind"] != "command" else f"command:{job.get('comment_id')}"
+            slot[kind] = merge_jobs(slot[kind], job) if kind in slot else job
+            metrics.QUEUE_DEPTH.set(self._depth())
+            self._cv.notify()
+
+    def _depth(self) -> int:
+        return sum(len(s) for s in self._pending.values())
+
+    def depth(self) -> int:
+        with self._cv:
+            return self._depth()
+
+    def _take(self) -> tuple[str, list[dict]] | None:
+        for key in self._pending:
+            if key not in self._running:
+                jobs = list(self._pending.pop(key).values())
+                self._running.add(key)
+                return key, jobs
+        return None
+
+    def _loop(self) -> None:
+        while True:
+            with self._cv:
+                taken = self._take()
+                while taken is None and not self._closed:
+                    self._cv.wait()
+                    taken = self._take()
+                if taken is None:
+                    return
+                metrics.QUEUE_DEPTH.set(self._depth())
+            key, jobs = taken
+            try:
+                for job in jobs:
+                    self._run_one(job)
+            finally:
+                with self._cv:
+                    self._running.discard(key)
+                    self._cv.notify_all()
+
+    def _run_one(self, job: dict) -> None:
+        try:
+            self._execute(job)
+        except Exception:
+            attempt = job.get("attempt", 0) + 1
+            if attempt >= MAX_ATTEMPTS:
+                log.exception("job failed for good after %d attempts", attempt,
+                              extra={"repo": job.get("repo"), "pr": job.get("number"), "job": job.get("kind")})
+                return
+            delay = self._retry_delays[min(attempt - 1, len(self._retry_delays) - 1)]
+            log.warning("job failed (attempt %d), retrying in %ss", attempt, delay, exc_info=True,
+                        extra={"repo": job.get("repo"), "pr": job.get("number"), "job": job.get("kind")})
+            retry = dict(job, attempt=attempt)
+            timer = threading.Timer(delay, self._resubmit, args=(retry,))
+            timer.daemon = True
+            with self._cv:
+                self._timers.add(timer)
+            timer.start()
+
+    def _resubmit(self, job: dict) -> None:
+        with self._cv:
+            self._timers = {t for t in self._timers if t.is_alive() and t is not threading.current_thread()}
+            pending = self._pending.get(job_key(job), {})
+            if job["kind"] in pending:  # a newer job for this PR supersedes the retry
+                return
+        self.submit(job)
+
+    def join(self, timeout: float = 30.0) -> bool:
+        """Wait until no job is pending, running or scheduled for retry (tests, demo, shutdown)."""
+        deadline = time.monotonic() + timeout
+        with self._cv:
+            while self._pending or self._running or any(t.is_alive() for t in self._timers):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cv.wait(min(left, 0.05))
+            return True
+
+    def close(self) -> None:
+        with self._cv:
+            self._closed = True
+            self._cv.notify_all()
+            for t in self._timers:
+                t.cancel()

@@ -1,0 +1,76 @@
+"""Shared state that must survive restarts and be seen by every worker.
+
+- delivery ids already accepted (a redelivery is acknowledged and ignored);
+- the newest head SHA announced for each PR (a job for an older head is dropped).
+
+`SqliteStore` is the embedded default (one process); `RedisStore` is shared by RQ workers.
+"""
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Protocol
+
+DELIVERY_TTL_S = 7 * 24 * 3600  # GitHub redelivers for a few days at most
+
+
+class Store(Protocol):
+    def claim_delivery(self, delivery_id: str) -> bool: ...
+    def set_head(self, repo: str, number: int, head_sha: str) -> None: ...
+    def head(self, repo: str, number: int) -> str | None: ...
+
+
+class SqliteStore:
+    """SQLite store (WAL), safe across threads of one process."""
+
+    def __init__(self, path: Path | str):
+        self.path = str(path)
+        self._local = threading.local()
+        with self._conn() as c:
+            c.execute("PRAGMA journal_mode=WAL")
+            c.execute("CREATE TABLE IF NOT EXISTS deliveries (id TEXT PRIMARY KEY, at REAL NOT NULL)")
+            c.execute("CREATE TABLE IF NOT EXISTS heads (pr TEXT PRIMARY KEY, sha TEXT NOT NULL, at REAL NOT NULL)")
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
+            self._local.conn = conn
+        return conn
+
+    def claim_delivery(self, delivery_id: str) -> bool:
+        """True the first time a delivery id is seen, False for a redelivery."""
+        now = time.time()
+        c = self._conn()
+        cur = c.execute("INSERT OR IGNORE INTO deliveries (id, at) VALUES (?, ?)", (delivery_id, now))
+        if cur.rowcount and int(now) % 97 == 0:  # prune now and then
+            c.execute("DELETE FROM deliveries WHERE at < ?", (now - DELIVERY_TTL_S,))
+        return cur.rowcount == 1
+
+    def set_head(self, repo: str, number: int, head_sha: str) -> None:
+        self._conn().execute("INSERT INTO heads (pr, sha, at) VALUES (?, ?, ?) ON CONFLICT(pr) DO UPDATE SET "
+                             "sha = excluded.sha, at = excluded.at", (f"{repo}#{number}", head_sha, time.time()))
+
+    def head(self, repo: str, number: int) -> str | None:
+        row = self._conn().execute("SELECT sha FROM heads WHERE pr = ?", (f"{repo}#{number}",)).fetchone()
+        return row[0] if row else None
+
+
+class RedisStore:
+    """The same contract on Redis, shared by every RQ worker and webhook process."""
+
+    def __init__(self, redis_client, prefix: str = "recipe-review"):
+        self.r = redis_client
+        self.prefix = prefix
+
+    def claim_delivery(self, delivery_id: str) -> bool:
+        return bool(self.r.set(f"{self.prefix}:delivery:{delivery_id}", 1, nx=True, ex=DELIVERY_TTL_S))
+
+    def set_head(self, repo: str, number: int, head_sha: str) -> None:
+        self.r.set(f"{self.prefix}:head:{repo}#{number}", head_sha, ex=DELIVERY_TTL_S)
+
+    def head(self, repo: str, number: int) -> str | None:
+        v = self.r.get(f"{self.prefix}:head:{repo}#{number}")
+        return v.decode() if isinstance(v, bytes) else v
