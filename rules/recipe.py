@@ -1,0 +1,541 @@
+"""Serving recipes as *points*: one fully merged configuration each, every value with its line.
+
+A recipe file is one of two shapes (RULES.md §1):
+
+- **srt-slurm** (`backend.vllm_config.{prefill,decode,aggregated}`, `backend.sglang_config.*`,
+  `backend.trtllm_config.*`, `resources.gpus_per_{prefill,decode,agg}`,
+  `backend.{prefill,decode,aggregated}_environment`);
+- **schema 2** (`roles.<role>.{args,env,gpus,nodes,workers}`, `benchmark.env`).
+
+Either shape may be a bundle: a `base:` mapping plus `override_<name>:` variants (each deep-merged
+over `base`) and `zip_override_<name>:` variants (list values are zipped by index, scalars
+broadcast, giving `zip_override_<name>[i]`). Each variant is one point; a file without `base:` is
+one point (`recipe`), and a `base:` without variants is the point `base`.
+
+The public surface, used by the recipe rules and by other rule families:
+
+- `recipe_points(ctx, path)` → `list[Point]` for the head version of a changed recipe (memoized;
+  empty when the file does not parse or is not a recipe; `points_error` says why);
+- `Point`: `name`, `path`, `roles`, `benchmark_env`, `get(*keys)`, `line_of(*keys)`,
+  `env(name)` (benchmark env first, then any role env);
+- `Role`: `name`, `engine`, `args`, `env`, `gpus`, `arg(name)`, `int_arg(name)`, `json(name)`;
+- `Value(value, line)`: a merged leaf and the head line of its key (a value inherited from
+  `base` keeps base's line; a value inside a JSON string has the string's line);
+- `as_int(value)` / `as_number(value)`: numbers written as YAML numbers or numeric strings;
+- `anchor(ctx, path, line, *others)`: where a finding about several values goes (the first of
+  them on a line the PR added, else `line`), so a relation broken by one edit is reported on the
+  edited line.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+from rules.context import ReviewContext
+from rules.document import Document
+
+# Engine CLI args whose value is JSON carried in a YAML string.
+JSON_ARGS = ("compilation-config", "speculative-config", "kv-transfer-config", "attention-config")
+# srt-slurm role blocks: config key suffix → canonical role name.
+_SRT_ROLES = {"prefill": "prefill", "decode": "decode", "aggregated": "agg", "agg": "agg"}
+_SRT_ENGINES = {"vllm_config": "vllm", "sglang_config": "sglang", "trtllm_config": "trtllm"}
+_OVERRIDE = re.compile(r"^(zip_)?override_[A-Za-z0-9_.-]+$")
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+# The engines accept `max-num-seqs` and `max_num_seqs` alike; look both spellings up.
+_NUMERIC = re.compile(r"^\s*[+-]?\d[\d_]*\s*$")
+
+
+@dataclass(frozen=True)
+class Value:
+    """A merged leaf: its value and the 1-based head line of its key (None when unknown)."""
+
+    value: Any
+    line: int | None
+    items: tuple[int | None, ...] = ()  # lines of list items, when the value is a YAML list
+
+
+@dataclass(frozen=True)
+class JsonArg:
+    """A JSON-in-string arg: the parsed value (None on error), the error, and the string's line."""
+
+    data: Any
+    error: str | None
+    line: int | None
+    text: str
+
+
+def as_int(value: Any) -> int | None:
+    """An integer written as a YAML int or a numeric string ('898', '1_000'); None otherwise."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and _NUMERIC.match(value):
+        return int(value.replace("_", ""))
+    return None
+
+
+def as_number(value: Any) -> float | None:
+    """A number written as a YAML number or a numeric string; None otherwise."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.replace("_", ""))
+        except ValueError:
+            return None
+    return None
+
+
+def _spellings(name: str) -> tuple[str, ...]:
+    return (name, name.replace("-", "_"), name.replace("_", "-"))
+
+
+@dataclass
+class Role:
+    """One serving role of a point (prefill, decode, agg or a schema-2 role name)."""
+
+    name: str
+    engine: str | None
+    args: Mapping[str, Any]  # merged tree: leaves are Value
+    env: Mapping[str, Any]
+    gpus: Value | None  # declared GPUs per worker
+    gpus_key: str = ""  # where `gpus` is declared, for messages
+    _json: dict = field(default_factory=dict, repr=False)
+
+    def arg(self, name: str) -> Value | None:
+        """The arg leaf under any spelling of `name` (hyphens or underscores), or None."""
+        for n in _spellings(name):
+            v = self.args.get(n)
+            if isinstance(v, Value):
+                return v
+            if isinstance(v, dict):
+                return Value(_plain(v), _first_line(v))
+        return None
+
+    def int_arg(self, name: str) -> int | None:
+        v = self.arg(name)
+        return as_int(v.value) if v is not None else None
+
+    def json(self, name: str) -> JsonArg | None:
+        """The parsed JSON of a string arg (or a YAML mapping written in place), or None if unset."""
+        if name not in self._json:
+            v = self.arg(name)
+            if v is None:
+                self._json[name] = None
+            elif isinstance(v.value, str):
+                try:
+                    data = json.loads(v.value)
+                    self._json[name] = JsonArg(data, None, v.line, v.value)
+                except (ValueError, RecursionError) as err:
+                    self._json[name] = JsonArg(None, str(err).split("\n")[0], v.line, v.value)
+            else:
+                self._json[name] = JsonArg(v.value, None, v.line, "")
+        return self._json[name]
+
+    def json_dict(self, name: str) -> dict:
+        """The JSON arg as a dict ({} when unset, invalid or not an object)."""
+        j = self.json(name)
+        return j.data if j is not None and isinstance(j.data, dict) else {}
+
+    @property
+    def label(self) -> str:
+        return self.name
+
+
+@dataclass
+class Point:
+    """One runnable configuration of a recipe file."""
+
+    path: str
+    name: str
+    schema: int  # 1 = srt-slurm layout, 2 = `roles.*` layout
+    tree: dict
+    roles: tuple[Role, ...]
+
+    def get(self, *keys: str) -> Value | None:
+        cur: Any = self.tree
+        for k in keys:
+            if not isinstance(cur, dict) or k not in cur:
+                return None
+            cur = cur[k]
+        if isinstance(cur, dict):
+            return Value(_plain(cur), _first_line(cur))
+        return cur
+
+    def line_of(self, *keys: str) -> int | None:
+        v = self.get(*keys)
+        return v.line if v is not None else None
+
+    @property
+    def benchmark_env(self) -> dict:
+        env = self.tree.get("benchmark", {})
+        env = env.get("env", {}) if isinstance(env, dict) else {}
+        return env if isinstance(env, dict) else {}
+
+    def env(self, name: str) -> Value | None:
+        """An environment value: benchmark env first, then the roles' env blocks."""
+        v = self.benchmark_env.get(name)
+        if isinstance(v, Value):
+            return v
+        for role in self.roles:
+            v = role.env.get(name)
+            if isinstance(v, Value):
+                return v
+        return None
+
+    @property
+    def gpus_per_node(self) -> int | None:
+        v = self.get("resources", "gpus_per_node")
+        return as_int(v.value) if v is not None else None
+
+    @property
+    def gpu_type(self) -> str | None:
+        v = self.get("resources", "gpu_type")
+        return str(v.value) if v is not None and v.value is not None else None
+
+
+# --- building merged trees ---------------------------------------------------------------------
+
+
+def _first_line(tree: dict) -> int | None:
+    for v in tree.values():
+        line = v.line if isinstance(v, Value) else _first_line(v) if isinstance(v, dict) else None
+        if line is not None:
+            return line
+    return None
+
+
+def _plain(node: Any) -> Any:
+    if isinstance(node, Value):
+        return node.value
+    if isinstance(node, dict):
+        return {k: _plain(v) for k, v in node.items()}
+    return node
+
+
+def _raw_plain(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _raw_plain(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_raw_plain(v) for v in node]
+    return node
+
+
+def _tree(node: Any) -> dict:
+    """A ruamel mapping as a tree whose leaves are Values carrying their key's line."""
+    out: dict = {}
+    if not isinstance(node, dict):
+        return out
+    lc = getattr(node, "lc", None)
+    for k, v in node.items():
+        key = str(k)
+        line = None
+        if lc is not None and isinstance(node, CommentedMap):
+            pos = lc.key(k)
+            line = pos[0] + 1 if pos else None
+        if isinstance(v, dict):
+            sub = _tree(v)
+            out[key] = sub if sub else Value({}, line)
+        elif isinstance(v, list):
+            items: tuple[int | None, ...] = ()
+            if isinstance(v, CommentedSeq):
+                items = tuple((v.lc.item(i)[0] + 1) if v.lc.item(i) else line for i in range(len(v)))
+            out[key] = Value(_raw_plain(v), line, items)
+        else:
+            out[key] = Value(v, line)
+    return out
+
+
+def _merge(base: dict, over: dict) -> dict:
+    """Deep merge: mappings merge key by key; anything else in `over` replaces."""
+    out = dict(base)
+    for k, v in over.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = _merge(out[k], v)
+        else:
+            out[k] = v
+    return out
+
+
+def _zip_len(tree: dict) -> int:
+    n = 0
+    for v in tree.values():
+        if isinstance(v, dict):
+            n = max(n, _zip_len(v))
+        elif isinstance(v, Value) and isinstance(v.value, list):
+            n = max(n, len(v.value))
+    return n
+
+
+def _zip_pick(tree: dict, i: int, n: int) -> dict:
+    out: dict = {}
+    for k, v in tree.items():
+        if isinstance(v, dict):
+            out[k] = _zip_pick(v, i, n)
+        elif isinstance(v, Value) and isinstance(v.value, list) and len(v.value) == n:
+            line = v.items[i] if i < len(v.items) else v.line
+            item = v.value[i]
+            out[k] = _tree_value(item, line)
+        else:
+            out[k] = v
+    return out
+
+
+def _tree_value(item: Any, line: int | None) -> Any:
+    if isinstance(item, dict):
+        return {str(k): _tree_value(x, line) for k, x in item.items()} or Value({}, line)
+    return Value(item, line)
+
+
+def _variants(data: CommentedMap) -> list[tuple[str, dict]]:
+    base = _tree(data.get("base"))
+    out: list[tuple[str, dict]] = []
+    for key, value in data.items():
+        key = str(key)
+        m = _OVERRIDE.match(key)
+        if not m or not isinstance(value, dict):
+            continue
+        over = _tree(value)
+        if m.group(1):
+            n = _zip_len(over)
+            for i in range(max(n, 1)):
+                out.append((f"{key}[{i}]", _merge(base, _zip_pick(over, i, n) if n else over)))
+        else:
+            out.append((key, _merge(base, over)))
+    return out or [("base", base)]
+
+
+def _roles(tree: dict) -> tuple[tuple[Role, ...], int]:
+    roles: list[Role] = []
+    schema = 1
+    schema_v = tree.get("schema")
+    if "roles" in tree or (isinstance(schema_v, Value) and as_int(schema_v.value) == 2):
+        schema = 2
+        engine_v = tree.get("engine", {})
+        engine = None
+        if isinstance(engine_v, dict) and isinstance(engine_v.get("type"), Value):
+            engine = str(engine_v["type"].value)
+        for name, block in (tree.get("roles") or {}).items() if isinstance(tree.get("roles"), dict) else []:
+            if not isinstance(block, dict):
+                continue
+            args = block.get("args") if isinstance(block.get("args"), dict) else {}
+            env = block.get("env") if isinstance(block.get("env"), dict) else {}
+            gpus = block.get("gpus") if isinstance(block.get("gpus"), Value) else None
+            role_engine = engine
+            t = block.get("engine")
+            if isinstance(t, Value) and isinstance(t.value, str):
+                role_engine = t.value
+            roles.append(Role(name, role_engine, args, env, gpus, f"roles.{name}.gpus"))
+        return tuple(roles), schema
+    backend = tree.get("backend")
+    if not isinstance(backend, dict):
+        return (), schema
+    resources = tree.get("resources") if isinstance(tree.get("resources"), dict) else {}
+    for cfg_key, engine in _SRT_ENGINES.items():
+        cfg = backend.get(cfg_key)
+        if not isinstance(cfg, dict):
+            continue
+        for raw_role, block in cfg.items():
+            role = _SRT_ROLES.get(raw_role)
+            if role is None or not isinstance(block, dict):
+                continue
+            env_key = f"{'aggregated' if role == 'agg' else role}_environment"
+            env = backend.get(env_key) if isinstance(backend.get(env_key), dict) else {}
+            gkey = f"gpus_per_{role}"
+            gpus = resources.get(gkey) if isinstance(resources.get(gkey), Value) else None
+            roles.append(Role(role, engine, block, env, gpus, f"resources.{gkey}"))
+    return tuple(roles), schema
+
+
+def points(doc: Document) -> list[Point]:
+    """Every point of a parsed recipe (empty when it does not parse or has no serving roles)."""
+    data = doc.data
+    if not doc.ok or not isinstance(data, CommentedMap):
+        return []
+    if isinstance(data.get("base"), dict):
+        variants = _variants(data)
+    else:
+        variants = [("recipe", _tree(data))]
+    out = []
+    for name, tree in variants:
+        roles, schema = _roles(tree)
+        if roles:
+            out.append(Point(doc.path, name, schema, tree, roles))
+    return out
+
+
+def recipe_points(ctx: ReviewContext, path: str) -> list[Point]:
+    """Points of the head version of `path`, memoized on the context."""
+    return ctx.memo(("recipe", "points", path), lambda: points(ctx.head_doc(path)))
+
+
+def changed_recipes(ctx: ReviewContext) -> Iterator[tuple[str, list[Point]]]:
+    """(path, points) for every changed, not removed, YAML recipe whose head parses."""
+    for f in ctx.files_of("recipes"):
+        if f.status == "removed" or not f.path.endswith((".yaml", ".yml")):
+            continue
+        if not ctx.head_doc(f.path).ok:
+            continue  # yaml-invalid reports it
+        yield f.path, recipe_points(ctx, f.path)
+
+
+# --- where findings go ---------------------------------------------------------------------
+
+
+def added_lines(patch: str | None) -> set[int]:
+    """New-file line numbers that a unified-diff patch adds ('+' lines)."""
+    out: set[int] = set()
+    if not patch:
+        return out
+    line = 0
+    for raw in patch.split("\n"):
+        m = _HUNK.match(raw)
+        if m:
+            line = int(m.group(1))
+            continue
+        if not line:
+            continue
+        if raw.startswith("+"):
+            out.add(line)
+            line += 1
+        elif raw.startswith("-") or raw.startswith("\\"):
+            continue
+        else:
+            line += 1
+    return out
+
+
+def anchor(ctx: ReviewContext, path: str, line: int | None, *others: int | None) -> int | None:
+    """The line a finding about several values goes on: the first one the PR added, else `line`."""
+    added = ctx.memo(("recipe", "added", path), lambda: _added_for(ctx, path))
+    for cand in (line, *others):
+        if cand is not None and cand in added:
+            return cand
+    return line if line is not None else next((o for o in others if o is not None), None)
+
+
+def _added_for(ctx: ReviewContext, path: str) -> set[int]:
+    f = ctx.changeset.file(path)
+    return added_lines(f.patch) if f is not None else set()
+
+
+def fmt(n: int | float) -> str:
+    """A number with thousands separators (integers exact, others to 4 significant decimals)."""
+    if isinstance(n, float) and not n.is_integer():
+        return f"{n:,.4f}".rstrip("0").rstrip(".")
+    return f"{int(n):,}"
+
+
+def where(point: Point, role: Role) -> str:
+    """How messages name a point and role: `override_c32` agg, or `decode` for a single point."""
+    return f"`{point.name}` {role.name}" if point.name != "recipe" else f"{role.name}"
+
+
+# --- vLLM cudagraph capture facts (shared by the capture-list rules) -------------------------
+
+# Modes whose graphs also serve mixed prefill batches, so the list must reach the scheduler budget.
+PREFILL_MODES = ("PIECEWISE", "FULL_AND_PIECEWISE")
+DECODE_ONLY_MODES = ("FULL_DECODE_ONLY",)
+
+
+@dataclass(frozen=True)
+class Capture:
+    """What one vLLM role says about cudagraph capture, with the line of each input."""
+
+    role: Role
+    mode: str | None  # cudagraph_mode, upper-cased
+    sizes: Any  # cudagraph_capture_sizes as written (None when not set)
+    sizes_line: int | None
+    mccs: int | None  # max_cudagraph_capture_size (JSON) or max-cudagraph-capture-size (arg)
+    mccs_line: int | None
+    mbt: int | None  # max-num-batched-tokens
+    mbt_line: int | None
+    mns: int | None  # max-num-seqs
+    mns_line: int | None
+    k: int | None  # num_speculative_tokens (0 without speculative decoding; None when unreadable)
+    k_line: int | None
+
+    @property
+    def valid_sizes(self) -> list[int] | None:
+        """The list when it is positive, strictly increasing integers; None otherwise."""
+        s = self.sizes
+        if not isinstance(s, list) or not s:
+            return None
+        if any(isinstance(x, bool) or not isinstance(x, int) or x <= 0 for x in s):
+            return None
+        if any(b <= a for a, b in zip(s, s[1:])):
+            return None
+        return s
+
+    @property
+    def decode_max(self) -> int | None:
+        """max-num-seqs × (k + 1): the most tokens one decode step schedules."""
+        if self.mns is None or self.k is None or self.mns <= 0 or self.k < 0:
+            return None
+        return self.mns * (self.k + 1)
+
+    @property
+    def decode_only_list(self) -> bool:
+        """The list stays in the decode range (a deliberate decode-only list, e.g. conc 1)."""
+        s, dmax = self.valid_sizes, self.decode_max
+        return bool(s and dmax and s[-1] <= dmax)
+
+
+def capture(role: Role) -> Capture | None:
+    """Capture facts of a vLLM role that does not run eagerly; None otherwise."""
+    if role.engine is not None and role.engine != "vllm":
+        return None
+    if role.engine is None and role.arg("compilation-config") is None:
+        return None  # an engine we cannot name and no vLLM compilation config: not ours to judge
+    eager = role.arg("enforce-eager")
+    if eager is not None and eager.value is True:
+        return None
+    comp = role.json("compilation-config")
+    cdata = comp.data if comp is not None and isinstance(comp.data, dict) else {}
+    mode = cdata.get("cudagraph_mode")
+    mode = mode.upper() if isinstance(mode, str) else None
+    sizes = cdata.get("cudagraph_capture_sizes")
+    sizes_line = comp.line if comp is not None else None
+    if sizes is None:
+        v = role.arg("cuda-graph-sizes")
+        if v is not None:
+            sizes, sizes_line = v.value, v.line
+    mccs, mccs_line = as_int(cdata.get("max_cudagraph_capture_size")), comp.line if comp is not None else None
+    if cdata.get("max_cudagraph_capture_size") is None:
+        v = role.arg("max-cudagraph-capture-size")
+        mccs, mccs_line = (as_int(v.value), v.line) if v is not None else (None, None)
+    mbt_v, mns_v = role.arg("max-num-batched-tokens"), role.arg("max-num-seqs")
+    spec = role.json("speculative-config")
+    if spec is None:
+        k, k_line = 0, None
+    else:
+        sdata = spec.data if isinstance(spec.data, dict) else {}
+        k, k_line = as_int(sdata.get("num_speculative_tokens")), spec.line
+    return Capture(role, mode, sizes, sizes_line, mccs, mccs_line,
+                   as_int(mbt_v.value) if mbt_v else None, mbt_v.line if mbt_v else None,
+                   as_int(mns_v.value) if mns_v else None, mns_v.line if mns_v else None, k, k_line)
+
+
+def captures(ctx: ReviewContext, path: str) -> list[tuple[Point, Capture]]:
+    """(point, capture facts) of every vLLM role of every point of a changed recipe (memoized)."""
+
+    def compute() -> list[tuple[Point, Capture]]:
+        out = []
+        for p in recipe_points(ctx, path):
+            for r in p.roles:
+                c = capture(r)
+                if c is not None:
+                    out.append((p, c))
+        return out
+
+    return ctx.memo(("recipe", "captures", path), compute)
