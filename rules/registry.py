@@ -3,10 +3,16 @@ from __future__ import annotations
 
 from rules.checks import (
     yaml_invalid,
+    master_image_not_public,
+    master_image_unpinned,
+    master_key_prefix_mismatch,
 )
 
 ALL_RULES = (
     yaml_invalid,
+    master_image_not_public,
+    master_image_unpinned,
+    master_key_prefix_mismatch,
 )
 
 _BY_KEY = {}
