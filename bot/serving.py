@@ -1,0 +1,23 @@
+"""Run a WSGI app on a loopback port in a background thread (demo, tests, benchmarks)."""
+from __future__ import annotations
+
+import threading
+
+from werkzeug.serving import make_server
+
+
+class BackgroundServer:
+    def __init__(self, app, host: str = "127.0.0.1", port: int = 0):
+        self._server = make_server(host, port, app, threaded=True)
+        self._server.daemon_threads = True
+        self.port = self._server.server_port
+        self.url = f"http://{host}:{self.port}"
+        self._thread = threading.Thread(target=self._server.serve_forever, name=f"http-{self.port}", daemon=True)
+
+    def start(self) -> "BackgroundServer":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
