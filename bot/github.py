@@ -104,7 +104,7 @@ class GitHubPort(Protocol):
 
     def compare(self, repo: str, base: str, head: str, number: int) -> tuple[str, list[FileInfo]]: ...
     def snapshot(self, repo: str, number: int, blobs: list[str], trees: list[str],
-                 check_name: str | None = None, head_sha: str | None = None) -> Snapshot: ...
+                 head_sha: str | None = None) -> Snapshot: ...
     def blob(self, repo: str, oid: str) -> bytes: ...
     def create_review(self, repo: str, number: int, commit_sha: str, body: str, comments: list[dict]) -> int: ...
     def reply_to_review_comment(self, repo: str, number: int, comment_id: int, body: str) -> int: ...
@@ -188,7 +188,7 @@ query($owner: String!, $name: String!, $number: Int!, $after: String, $tafter: S
 }
 """
 _BLOB_FIELDS = "... on Blob { oid text isBinary isTruncated byteSize }"
-_CHECKS = ("... on Commit { checkSuites(first: 20) { nodes { checkRuns(first: 20, filterBy: {checkName: $check}) "
+_CHECKS = ("... on Commit { checkSuites(first: 20) { nodes { checkRuns(first: 50) "
            "{ nodes { databaseId name status conclusion title summary } } } } }")
 
 
@@ -225,7 +225,8 @@ class PyGithubPort:
 
     @_wrap("reading the pull request state")
     def snapshot(self, repo: str, number: int, blobs: list[str], trees: list[str],
-                 check_name: str | None = None, head_sha: str | None = None) -> Snapshot:
+                 head_sha: str | None = None) -> Snapshot:
+        """One GraphQL read: PR state, comments, threads, check runs on `head_sha`, blobs and trees."""
         owner, name = repo.split("/", 1)
         variables: dict[str, Any] = {"owner": owner, "name": name, "number": number, "after": None, "tafter": None}
         decl, objects = [], []
@@ -238,9 +239,9 @@ class PyGithubPort:
             variables[f"t{i}"] = expr
             objects.append(f"    t{i}: object(expression: $t{i}) {{ ... on Tree {{ entries {{ name path type "
                            f"object {{ {_BLOB_FIELDS} }} }} }} }}")
-        if check_name and head_sha:
-            decl.append(", $check: String!, $head: GitObjectID!")
-            variables.update(check=check_name, head=head_sha)
+        if head_sha:
+            decl.append(", $head: GitObjectID!")
+            variables.update(head=head_sha)
             objects.append(f"    checks: object(oid: $head) {{ {_CHECKS} }}")
         query = _SNAPSHOT_QUERY % {"vars": "".join(decl), "objects": "\n".join(objects), "page": GRAPHQL_PAGE}
         _, data = self.req.graphql_query(query, variables)

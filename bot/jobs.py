@@ -31,7 +31,7 @@ def review_job(d: dict) -> review_handler.ReviewJob:
     return review_handler.ReviewJob(repo=d["repo"], number=int(d["number"]), head_sha=d["head_sha"],
                                     base_sha=d["base_sha"], action=d.get("action", "synchronize"),
                                     installation_id=d.get("installation_id"), delivery_id=d.get("delivery_id", ""),
-                                    force=bool(d.get("force")))
+                                    force=bool(d.get("force")), added_label=d.get("added_label"))
 
 
 def execute(job: dict, deps: Deps) -> object:
@@ -71,5 +71,10 @@ def execute(job: dict, deps: Deps) -> object:
         log.info("job finished", extra=extra)
 
 
-# Other kinds (labels, command) register here from their handler modules.
-HANDLERS: dict[str, Callable] = {}
+def _command(port, job, deps):
+    from bot.handlers import commands
+
+    return commands.handle(port, job, deps)
+
+
+HANDLERS: dict[str, Callable] = {"command": _command}

@@ -177,3 +177,9 @@ exact lines (🔴 blocking, 🟡 optional nit), one summary comment that it keep
 
 </details>
 """
+
+
+def primary_replaced(added: str | None, removed: list[str]) -> str:
+    names = ", ".join(f"`{r}`" for r in removed)
+    return (f"🏷️ A sweep takes exactly one primary label. `{added}` was added last, so I removed {names}. "
+            f"Re-add it and remove `{added}` if you meant the other mode.\n\n<!-- {MARKER_PREFIX}:labels -->")

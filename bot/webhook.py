@@ -20,6 +20,9 @@ from bot.handlers.events import PayloadError
 log = logging.getLogger(__name__)
 bp = Blueprint("webhook", __name__)
 
+# Events the bot causes itself (its label writes, its comments): never a reason to act.
+SELF_IGNORED = ("issue_comment", "pull_request_review_comment", "pull_request_review", "pull_request")
+
 
 def signature_ok(secret: bytes, body: bytes, header: str | None) -> bool:
     if not secret or not header or not header.startswith("sha256="):
@@ -68,6 +71,9 @@ def webhook() -> Response:
         return _answer(200, event, "pong", zen=payload.get("zen"))
     if not bot.router.handlers(event, payload.get("action")):
         return _answer(202, event, "ignored")
+    sender = (payload.get("sender") or {}).get("login") if isinstance(payload.get("sender"), dict) else None
+    if sender == settings.bot_login and event in SELF_IGNORED:
+        return _answer(202, event, "ignored-self")
     try:
         jobs = bot.router.dispatch(event, payload, delivery)
     except PayloadError as err:

@@ -55,12 +55,16 @@ def _first_paragraph(text: str) -> str:
     return " ".join(text.strip().split("\n\n")[0].split())
 
 
-def run(changeset: ChangeSet, config: EngineConfig | None = None, rules=None) -> Report:
-    """Run every enabled rule; a rule that crashes becomes a finding, never an exception."""
+def run(changeset: ChangeSet, config: EngineConfig | None = None, rules=None,
+        ctx: ReviewContext | None = None) -> Report:
+    """Run every enabled rule; a rule that crashes becomes a finding, never an exception.
+
+    Pass `ctx` to share its cached analyses with the caller (the bot reads the changelog facts).
+    """
     from rules.registry import ALL_RULES
 
     config = config or EngineConfig()
-    ctx = ReviewContext(changeset, config)
+    ctx = ctx or ReviewContext(changeset, config)
     report = Report()
     for rule in rules if rules is not None else ALL_RULES:
         rc = config.rule_config(rule.CODE, rule.NAME)

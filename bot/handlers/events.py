@@ -39,3 +39,46 @@ def on_pull_request(payload: dict, delivery_id: str) -> list[dict]:
         raise PayloadError("payload has malformed head/base SHAs")
     job.update(head_sha=head, base_sha=base, action=payload["action"])
     return [job]
+
+
+@router.register("pull_request", "labeled", "unlabeled")
+def on_label(payload: dict, delivery_id: str) -> list[dict]:
+    """A label change re-evaluates labels and the sweep gate (a full review run writes only differences)."""
+    jobs = on_pull_request(payload, delivery_id)
+    label = (payload.get("label") or {}).get("name")
+    if payload["action"] == "labeled" and isinstance(label, str):
+        jobs[0]["added_label"] = label
+    return jobs
+
+
+def _command_job(payload: dict, delivery_id: str, kind: str, comment: dict) -> list[dict]:
+    from bot.commands import parse
+
+    body = comment.get("body")
+    if not isinstance(body, str) or not parse(body):
+        return []
+    job = base_job(payload, delivery_id, "command")
+    user = _get(comment, "user", "login")
+    cid = comment.get("id")
+    if not isinstance(cid, int) or not isinstance(user, str):
+        raise PayloadError("payload has a malformed comment id or author")
+    job.update(comment_id=cid, comment_kind=kind, body=body, author=user)
+    return [job]
+
+
+@router.register("issue_comment", "created")
+def on_issue_comment(payload: dict, delivery_id: str) -> list[dict]:
+    issue = _get(payload, "issue")
+    if not issue.get("pull_request"):
+        return []  # a comment on a plain issue: not ours
+    return _command_job(payload, delivery_id, "issue", _get(payload, "comment"))
+
+
+@router.register("pull_request_review_comment", "created")
+def on_review_comment(payload: dict, delivery_id: str) -> list[dict]:
+    return _command_job(payload, delivery_id, "review", _get(payload, "comment"))
+
+
+@router.register("pull_request_review", "submitted")
+def on_review(payload: dict, delivery_id: str) -> list[dict]:
+    return _command_job(payload, delivery_id, "review_body", _get(payload, "review"))

@@ -11,11 +11,13 @@ import logging
 import posixpath
 from dataclasses import dataclass, field
 
-from bot import diff, render
+from bot import diff, render, sweep
 from bot.github import GitHubError, GitHubPort, Snapshot
 from bot.reconcile import InlineComment, PostedComment, ReviewPlan, plan_review
 from rules.changeset import ChangeSet, FileChange
+from rules.changelog import changelog_diffs
 from rules.config import EngineConfig, Paths, load_config, path_matches
+from rules.context import ReviewContext
 from rules.document import parse_yaml
 from rules.engine import Report, run
 
@@ -35,6 +37,7 @@ class ReviewJob:
     installation_id: int | None = None
     delivery_id: str = ""
     force: bool = False  # `/review`: review even when nothing changed (still writes only differences)
+    added_label: str | None = None  # set by a `labeled` event: this label is the most recent one
 
 
 @dataclass
@@ -132,7 +135,7 @@ def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = Fal
     defaults = Paths()
     trees = sorted(f"{job.head_sha}:{d}" for d in _context_dirs(
         changed_paths, (*defaults.master_configs, *defaults.runners)))
-    snap = port.snapshot(job.repo, job.number, blobs, trees, render.CHECK_RUN_NAME, job.head_sha)
+    snap = port.snapshot(job.repo, job.number, blobs, trees, job.head_sha)
     pull = snap.pull
     if pull.state != "open":
         return Outcome("skipped", f"PR is {pull.state}")
@@ -151,7 +154,9 @@ def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = Fal
     for key, oid in snap.truncated.items():
         snap.blobs[key] = port.blob(job.repo, oid)
     changeset = build_changeset(job, merge_base, files, snap, config.paths)
-    report = run(changeset, config)
+    ctx = ReviewContext(changeset, config)
+    report = run(changeset, config, ctx=ctx)
+    facts = changelog_facts(ctx)
     posted = bot_comments(snap, bot_login)
     hunks = {f.path: diff.hunks(f.patch) for f in files}
     plan = plan_review(report.findings, hunks, posted, config.repo.max_inline_comments)
@@ -166,7 +171,49 @@ def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = Fal
     if job.action == "opened" and _marked(snap, render.WELCOME_MARKER, bot_login) is None:
         port.create_issue_comment(job.repo, job.number, render.WELCOME)
         outcome.writes.append("welcome")
+    labels = reconcile_labels(port, job, list(snap.pull.labels), config, outcome)
+    write_gate(port, job, snap, labels, config, facts, len(report.blocking), outcome)
     return outcome
+
+
+def changelog_facts(ctx: ReviewContext) -> sweep.ChangelogFacts:
+    diffs = changelog_diffs(ctx)
+    new = [e for d in diffs for e in d.new_entries]
+    return sweep.ChangelogFacts(
+        appends=any(d.appends_entry for d in diffs), new_entries=len(new),
+        append_only=sum(1 for e in new if isinstance(e.data, dict) and e.data.get("append-only") is True))
+
+
+def reconcile_labels(port: GitHubPort, job: ReviewJob, labels: list[str], config: EngineConfig,
+                     outcome: Outcome) -> list[str]:
+    """A second primary label: the most recent one wins, the bot removes the others and says so once."""
+    wanted, removed = sweep.resolve_primaries(labels, job.added_label, config.repo.labels)
+    for lb in removed:
+        port.remove_label(job.repo, job.number, lb)
+        outcome.writes.append(f"labels- {lb}")
+    if removed:
+        port.create_issue_comment(job.repo, job.number, render.primary_replaced(job.added_label, removed))
+        outcome.writes.append("labels comment")
+    return wanted
+
+
+def write_gate(port: GitHubPort, job: ReviewJob, snap: Snapshot, labels: list[str], config: EngineConfig,
+               facts: sweep.ChangelogFacts, blocking: int, outcome: Outcome) -> None:
+    """The `sweep-gate` check run on the head: created once a sweep label appears, then kept current."""
+    gate = sweep.evaluate(labels, config.repo.labels, facts, blocking)
+    output = {"title": gate.title, "summary": gate.summary()}
+    mine = [c for c in snap.check_runs if c.name == sweep.GATE_CHECK_NAME]
+    if not mine:
+        if gate.conclusion == "neutral":
+            return  # no sweep requested and no gate to update: nothing to say
+        port.create_check_run(job.repo, sweep.GATE_CHECK_NAME, job.head_sha, gate.conclusion, output)
+        outcome.writes.append(f"gate {gate.conclusion}")
+        return
+    cr = mine[0]
+    if cr.conclusion == gate.conclusion and cr.title == gate.title and (cr.summary or "") == output["summary"]:
+        return
+    port.update_check_run(job.repo, cr.id, gate.conclusion, output)
+    outcome.writes.append(f"gate update {gate.conclusion}")
 
 
 def _post(port: GitHubPort, job: ReviewJob, body: str, comments: list[InlineComment], outcome: Outcome,
