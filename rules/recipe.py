@@ -539,3 +539,78 @@ def captures(ctx: ReviewContext, path: str) -> list[tuple[Point, Capture]]:
         return out
 
     return ctx.memo(("recipe", "captures", path), compute)
+
+
+class Once:
+    """Collects per-point findings so a value inherited by several points is reported once.
+
+    `add(key, point_name, build)` keeps the first build for each key and counts the points that
+    share it; `items()` yields (build result, [point names]) in first-seen order.
+    """
+
+    def __init__(self) -> None:
+        self._seen: dict = {}
+
+    def add(self, key, point_name: str, item) -> None:
+        if key in self._seen:
+            self._seen[key][1].append(point_name)
+        else:
+            self._seen[key] = (item, [point_name])
+
+    def items(self):
+        return list(self._seen.values())
+
+
+def points_note(names: list[str]) -> str:
+    """' (also in 3 more points)' style suffix for a finding shared by several points."""
+    return "" if len(names) <= 1 else f" (the same in {len(names) - 1} more point{'s' if len(names) > 2 else ''})"
+
+
+# --- parallelism ---------------------------------------------------------------------------
+
+# GPUs of one worker = product of these args (first spelling found), per engine (RULES.md E14).
+PARALLEL_ARGS = {
+    "vllm": (("tensor-parallel-size", "tp"), ("data-parallel-size", "dp"), ("pipeline-parallel-size", "pp"),
+             ("prefill-context-parallel-size", "pcp")),
+    "sglang": (("tensor-parallel-size", "tp-size", "tp"), ("pipeline-parallel-size", "pp-size", "pp")),
+    "trtllm": (("tensor_parallel_size",), ("pipeline_parallel_size",)),
+}
+
+
+@dataclass(frozen=True)
+class Parallelism:
+    """A worker's GPU count from its parallel args: the product and the factors behind it."""
+
+    gpus: int
+    factors: tuple[tuple[str, int, int | None], ...]  # (arg name, value, line) of each arg set
+
+    @property
+    def arith(self) -> str:
+        if not self.factors:
+            return "1"
+        return " × ".join(f"{n} {v}" for n, v, _ in self.factors) + (f" = {self.gpus}" if len(self.factors) > 1 else "")
+
+    @property
+    def lines(self) -> tuple[int | None, ...]:
+        return tuple(line for _, _, line in self.factors)
+
+
+def parallelism(role: Role) -> Parallelism | None:
+    """GPUs per worker from the role's parallel args; None for an unknown engine or no args set."""
+    table = PARALLEL_ARGS.get(role.engine or "")
+    if table is None:
+        return None
+    gpus, factors = 1, []
+    for names in table:
+        for n in names:
+            v = role.arg(n)
+            if v is not None:
+                iv = as_int(v.value)
+                if iv is None or iv <= 0:
+                    return None
+                gpus *= iv
+                factors.append((n, iv, v.line))
+                break
+    if not factors:
+        return None
+    return Parallelism(gpus, tuple(factors))

@@ -6,6 +6,15 @@ from rules.checks import (
     master_image_not_public,
     master_image_unpinned,
     master_key_prefix_mismatch,
+    capture_list_malformed,
+    capture_list_end_mismatch,
+    capture_list_decode_misaligned,
+    capture_list_decode_short,
+    offload_pool_mismatch,
+    dram_budget_mismatch,
+    gpus_per_role_mismatch,
+    memory_fraction_out_of_range,
+    json_arg_invalid,
 )
 
 ALL_RULES = (
@@ -13,6 +22,15 @@ ALL_RULES = (
     master_image_not_public,
     master_image_unpinned,
     master_key_prefix_mismatch,
+    capture_list_malformed,
+    capture_list_end_mismatch,
+    capture_list_decode_misaligned,
+    capture_list_decode_short,
+    offload_pool_mismatch,
+    dram_budget_mismatch,
+    gpus_per_role_mismatch,
+    memory_fraction_out_of_range,
+    json_arg_invalid,
 )
 
 _BY_KEY = {}

@@ -52,3 +52,27 @@ def change_one(head_rows: tuple[str, ...] | None = None, base: bytes = BASE, pat
     """A PR that modifies one master config from `base` to `head_rows`."""
     head = master(*(head_rows if head_rows is not None else ROWS))
     return ctx_of(modified(path, base, head), **kw)
+
+
+def entry(*keys: str, pr: str = "XXX", flow: bool = False) -> str:
+    """One changelog entry selecting `keys` (block list, or a flow list with `flow=True`)."""
+    items = f" [{', '.join(keys)}]\n" if flow else "\n" + "".join(f"    - {k}\n" for k in keys)
+    return (f"- config-keys:{items}  description:\n    - \"change\"\n"
+            f"  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/{pr}\n")
+
+
+CL_BASE = (entry("dsv4-fp4-b200-vllm", pr="1") + "\n" + entry("gone-fp8-h100-vllm", pr="2")).encode()
+
+
+def changelog(*new_entries: str, base: bytes = CL_BASE) -> FileChange:
+    """The changelog with `new_entries` appended (one blank line between entries)."""
+    head = base + "".join("\n" + e for e in new_entries).encode()
+    return FileChange(CHANGELOG, "modified", base=base, head=head)
+
+
+def patch_for(added_at: list[int] | None = None, deleted_at: int | None = None) -> str:
+    """A patch adding one line at each head line of `added_at`, or deleting one line at `deleted_at`."""
+    hunks = [f"@@ -{n},0 +{n},1 @@\n+added" for n in added_at or []]
+    if deleted_at is not None:
+        hunks.append(f"@@ -{deleted_at},1 +{deleted_at},0 @@\n-deleted")
+    return "\n".join(hunks)
