@@ -2,6 +2,10 @@
 from __future__ import annotations
 
 from rules.checks import (
+    changelog_config_key_unknown,
+    changelog_entry_missing,
+    changelog_entry_missing_for_cleanup,
+    changed_config_not_selected,
     yaml_invalid,
     master_image_not_public,
     master_image_unpinned,
@@ -18,6 +22,10 @@ from rules.checks import (
 )
 
 ALL_RULES = (
+    changelog_config_key_unknown,
+    changelog_entry_missing,
+    changelog_entry_missing_for_cleanup,
+    changed_config_not_selected,
     yaml_invalid,
     master_image_not_public,
     master_image_unpinned,
