@@ -50,7 +50,7 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             if cap.mode in PREFILL_MODES and cap.mbt is not None:
                 if sizes and not cap.decode_only_list and sizes[-1] != cap.mbt and not found:
                     found.append((
-                        (cap.sizes_line, cap.mbt_line),
+                        (cap.sizes_line, cap.mbt_line, cap.mns_line, cap.k_line),
                         f"{cap.mode} capture list ends at `{sizes[-1]}` but max-num-batched-tokens is `{cap.mbt}`",
                         f"End the list at {cap.mbt} (and max_cudagraph_capture_size with it), or set "
                         f"max-num-batched-tokens to {sizes[-1]}.",
