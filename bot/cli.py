@@ -102,7 +102,7 @@ _EXTRA_COMMANDS: list = []
 def _register_extras() -> None:
     import importlib
 
-    for mod in ("bot.serve_cli", "bot.fakegithub.cli", "bot.demo"):
+    for mod in ("bot.serve_cli", "bot.fakegithub.cli", "bot.demo", "bot.docs"):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as err:

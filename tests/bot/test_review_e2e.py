@@ -1,0 +1,155 @@
+"""End to end over real HTTP: signed delivery → bot → PyGithub → the fake GitHub (git-backed)."""
+from __future__ import annotations
+
+import json
+import re
+import uuid
+
+import pytest
+import requests
+
+from bot import demo
+from bot.app import build_bot, create_app
+from bot.fakegithub.server import FakeGitHub
+from bot.serving import BackgroundServer
+from bot.settings import Settings
+from bot.webhook import sign
+
+SECRET = "e2e-secret"
+WRITE_METHODS = {"POST", "PATCH", "PUT", "DELETE"}
+
+
+class Scenario:
+    """The bundled #4867 example on a fake GitHub, with the bot serving webhooks."""
+
+    def __init__(self, tmp_path):
+        self.repo_dir = tmp_path / "repo"
+        self.base, self.head = demo.build_repo(self.repo_dir)
+        self.fake = FakeGitHub(self.repo_dir, repo=demo.REPO)
+        self.fake.add_pr(demo.PR_NUMBER, base=self.base, head=self.head, author="contributor", title=demo.TITLE)
+        self.fake_url = self.fake.start()
+        self.settings = Settings(github_api_url=self.fake_url, github_token="t", webhook_secret=SECRET,
+                                 store_path=tmp_path / "store.sqlite3", write_interval_s=0, max_retries=3)
+        self.bot = build_bot(self.settings)
+        self.server = BackgroundServer(create_app(self.settings, self.bot)).start()
+        self.http = requests.Session()
+
+    def payload(self, action: str) -> dict:
+        return self.http.get(f"{self.fake_url}/_fake/webhook/pull_request",
+                             params={"action": action, "number": demo.PR_NUMBER}, timeout=10).json()
+
+    def deliver(self, event: str, payload: dict, delivery: str | None = None) -> requests.Response:
+        body = json.dumps(payload).encode()
+        return self.http.post(f"{self.server.url}/webhook", data=body, timeout=10, headers={
+            "X-GitHub-Event": event, "X-GitHub-Delivery": delivery or str(uuid.uuid4()),
+            "X-Hub-Signature-256": sign(SECRET.encode(), body), "Content-Type": "application/json"})
+
+    def settle(self) -> dict:
+        assert self.bot.queue.join(30), "jobs did not finish"
+        return self.http.get(f"{self.fake_url}/_fake/state", timeout=10).json()
+
+    def close(self):
+        self.server.stop()
+        self.bot.queue.close()
+        self.fake.stop()
+
+
+@pytest.fixture
+def sc(tmp_path):
+    s = Scenario(tmp_path)
+    yield s
+    s.close()
+
+
+def writes(calls):
+    return [c for c in calls if c["method"] in WRITE_METHODS and c["path"] != "/graphql"]
+
+
+
+def new_entry_first_line(sc) -> int:
+    import subprocess
+
+    text = subprocess.run(["git", "-C", str(sc.repo_dir), "show", f"{sc.head}:inferencex-e2e/perf-changelog.yaml"],
+                          capture_output=True, text=True, check=True).stdout
+    lines = text.splitlines()
+    idx = next(i for i, ln in enumerate(lines) if "pull/4867" in ln)
+    return max(i for i in range(idx) if lines[i].startswith("- config-keys:")) + 1
+
+
+def test_opened_posts_the_4867_review(sc):
+    assert sc.deliver("pull_request", sc.payload("opened")).status_code == 202
+    state = sc.settle()
+    assert len(state["reviews"]) == 1 and state["reviews"][0]["state"] == "COMMENTED"
+    rr001 = [c for c in state["review_comments"] if "`RR001`" in c["body"]]
+    assert len(rr001) == 1
+    c = rr001[0]
+    first = new_entry_first_line(sc)
+    assert c["path"] == "inferencex-e2e/perf-changelog.yaml"
+    assert (c.get("start_line") or c["line"]) == first
+    for part in ("🔴 **BLOCKING**", "**Why it matters:**", "**Fix:**", "<summary>Why this was flagged</summary>",
+                 "#4720", "<!-- recipe-review:finding:RR001:"):
+        assert part in c["body"], part
+    runs = [r for r in state["check_runs"] if r["name"] == "recipe-review"]
+    assert len(runs) == 1 and runs[0]["conclusion"] == "failure"
+    assert runs[0]["head_sha"] == state["reviews"][0]["commit_id"]
+    summaries = [c for c in state["issue_comments"] if "<!-- recipe-review:summary -->" in c["body"]]
+    welcomes = [c for c in state["issue_comments"] if "<!-- recipe-review:welcome -->" in c["body"]]
+    assert len(summaries) == 1 and len(welcomes) == 1
+    assert "### Checks that passed" in summaries[0]["body"]
+    assert "中文" in welcomes[0]["body"]
+    assert len(state["calls"]) <= 6, [f"{c['method']} {c['path']}" for c in state["calls"]]
+
+
+def test_redelivery_and_same_head_synchronize_write_nothing(sc):
+    p = sc.payload("opened")
+    sc.deliver("pull_request", p, delivery="first")
+    before = sc.settle()["calls"]
+    r = sc.deliver("pull_request", p, delivery="first")
+    assert r.json()["outcome"] == "duplicate"
+    assert sc.settle()["calls"] == before  # not even a read
+    sc.deliver("pull_request", sc.payload("synchronize"))
+    after = sc.settle()["calls"]
+    new = after[len(before):]
+    assert writes(new) == [], new
+    assert len(new) == 2  # compare + one GraphQL read
+
+
+def test_fix_push_resolves_the_thread_and_flips_the_check(sc):
+    import subprocess
+
+    sc.deliver("pull_request", sc.payload("opened"))
+    sc.settle()
+    # The contributor moves the entry to the physical end of the file.
+    path = sc.repo_dir / "inferencex-e2e/perf-changelog.yaml"
+    subprocess.run(["git", "-C", str(sc.repo_dir), "checkout", "-q", sc.head], check=True)
+    text = path.read_text()
+    blocks = text.rstrip("\n").split("\n\n")
+    mine = next(b for b in blocks if "pull/4867" in b)
+    blocks.remove(mine)
+    path.write_text("\n\n".join(blocks + [mine]) + "\n")
+    subprocess.run(["git", "-C", str(sc.repo_dir), "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qam",
+                    "Move the changelog entry to the end"], check=True)
+    subprocess.run(["git", "-C", str(sc.repo_dir), "branch", "-f", sc.head, "HEAD"], check=True)
+    subprocess.run(["git", "-C", str(sc.repo_dir), "checkout", "-q", "main"], check=True)
+    new_sha = sc.fake.move_head(demo.PR_NUMBER, sc.head)
+    sc.deliver("pull_request", sc.payload("synchronize"))
+    state = sc.settle()
+    runs = {r["head_sha"]: r for r in state["check_runs"] if r["name"] == "recipe-review"}
+    assert runs[new_sha]["conclusion"] == "success"
+    summaries = [c for c in state["issue_comments"] if "<!-- recipe-review:summary -->" in c["body"]]
+    assert len(summaries) == 1 and new_sha[:7] in summaries[0]["body"]
+    rr001 = [c for c in state["review_comments"] if "`RR001`" in c["body"]]
+    assert len(rr001) == 1  # never posted twice
+    gql = sc.http.post(f"{sc.fake_url}/graphql", timeout=10, json={"query": """
+        query { repository(owner: "demo-org", name: "inferencex") { pullRequest(number: 4867) {
+          reviewThreads(first: 50) { nodes { isResolved comments(first: 1) { nodes { body } } } } } } }"""}).json()
+    threads = gql["data"]["repository"]["pullRequest"]["reviewThreads"]["nodes"]
+    t = next(t for t in threads if "`RR001`" in t["comments"]["nodes"][0]["body"])
+    assert t["isResolved"] is True
+
+
+def test_closed_and_draft_prs_are_not_reviewed(sc):
+    sc.fake.set_state(demo.PR_NUMBER, "closed")
+    sc.deliver("pull_request", sc.payload("reopened") | {"action": "synchronize"})
+    state = sc.settle()
+    assert writes(state["calls"]) == []
