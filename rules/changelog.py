@@ -144,6 +144,28 @@ class HistoryChange:
 
 
 @dataclass(frozen=True)
+class SeparatorCheck:
+    """The blank lines between a new entry and the entry above it, as written and as wanted.
+
+    Lines `first_line..anchor_line - 1` of head are the separator (`actual`, possibly none);
+    `anchor_line` is the next entry's first line. `allowed` lists acceptable separators, the
+    first being the one to suggest; historical whitespace kept in place is always allowed.
+    """
+
+    entry: Entry  # the new entry the separator belongs to (above or below it)
+    first_line: int
+    anchor_line: int
+    anchor_text: str
+    actual: tuple[str, ...]
+    allowed: tuple[tuple[str, ...], ...]
+    history: tuple[str, ...] = ()  # leading separator lines that are base bytes (never changed)
+
+    @property
+    def ok(self) -> bool:
+        return self.actual in self.allowed
+
+
+@dataclass(frozen=True)
 class ChangelogDiff:
     """What one PR did to one changelog file."""
 
@@ -159,10 +181,12 @@ class ChangelogDiff:
     base_line_count: int = 0
     first_changed_line: int | None = None  # first head line that differs from base
     base_end_line: int = 0  # last head line that is base bytes on the fast path (0 otherwise)
+    separators: list[SeparatorCheck] = field(default_factory=list)  # around new entries (RR007)
     patch: str | None = None
     head: bytes | None = None
     base: bytes | None = None
     skip_reason: str | None = None  # set when the file could not be analysed (size, content missing)
+    oversize: int = 0  # the size in bytes of a file skipped for being over MAX_CHANGELOG_BYTES
 
     @property
     def appends_entry(self) -> bool:
@@ -176,6 +200,19 @@ class ChangelogDiff:
     def head_lines(self) -> list[str]:
         """The head file as text lines (decoded leniently); for suggestions and messages."""
         return (self.head or b"").decode("utf-8", "replace").split("\n")
+
+
+def anchored(head_lines: list[str], line: int, end_line: int, replacement: list[str]) -> tuple[int, int, str]:
+    """A suggestion that renders exactly: (line, end_line, text) replacing head lines line..end_line.
+
+    Suggestion blocks lose trailing empty lines (and an empty block reads as one empty line), so
+    while the replacement ends with an empty line, the range is extended by the next head line.
+    """
+    repl = list(replacement)
+    while (not repl or repl[-1] == "") and end_line < len(head_lines):
+        end_line += 1
+        repl.append(head_lines[end_line - 1])
+    return line, end_line, "\n".join(repl)
 
 
 # --------------------------------------------------------------------------------------------
@@ -369,7 +406,8 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
         if raw is not None and len(raw) > MAX_CHANGELOG_BYTES:
             return ChangelogDiff(base_count=0, new_entries=[], misplaced=[], history_ok=False,
                                  skip_reason=f"the {side} file is {len(raw):,} bytes, over the "
-                                             f"{MAX_CHANGELOG_BYTES:,}-byte limit for a changelog", **common)
+                                             f"{MAX_CHANGELOG_BYTES:,}-byte limit for a changelog",
+                                 oversize=len(raw) if side == "head" else 0, **common)
     if head is None:
         return ChangelogDiff(base_count=0, new_entries=[], misplaced=[], history_ok=False,
                              skip_reason="the head content was not available to the review", **common)
@@ -399,13 +437,25 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
             base_count = len(_ITEM_START.findall(base))
             new = [builder.entry(base_count + k, b, True) for k, b in enumerate(blocks)]
             base_end = head.count(b"\n", 0, core) + 1 if core else 0
+            seps: list[SeparatorCheck] = []
+            if new and core:
+                hist = tuple(_sep_lines(base[core:]))
+                wanted = hist if hist and hist[-1] == "" else hist + ("",)
+                actual = tuple(_sep_lines(head[core:blocks[0].start]))
+                allowed = (wanted,) if actual[:len(hist)] == hist else (("",),)
+                seps.append(SeparatorCheck(new[0], base_end + 1, new[0].start_line, new[0].text.split("\n", 1)[0],
+                                           actual, allowed, hist if allowed[0] is wanted else ()))
+            for k, b in enumerate(blocks[:-1]):
+                nxt = blocks[k + 1]
+                seps.append(SeparatorCheck(new[k], b.end_line + 1, nxt.start_line, new[k + 1].text.split("\n", 1)[0],
+                                           tuple(_sep_lines(b.sep(head))), (("",),)))
             first_changed = None
             if head != base:
                 first_changed = new[0].start_line if new else min(base_end + 1, max(head_lines, 1))
             return ChangelogDiff(base_count=base_count, new_entries=new, misplaced=[], history_ok=True,
                                  history_changes=renamed, head_line_count=head_lines,
                                  base_line_count=base_lines, first_changed_line=first_changed,
-                                 base_end_line=base_end, **common)
+                                 base_end_line=base_end, separators=seps, **common)
 
     # Slow path: align entry blocks.
     hb_first, hblocks = _split(head)
@@ -526,7 +576,8 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
         e = h_entry(j)
         changes.append(HistoryChange(
             "moved", e.start_line,
-            f"Existing entry {e.label} (`{short(e.summary)}`) was moved from base line "
+            f"Existing entry {e.label if e.pr_number is not None else 'at line ' + format(e.start_line, ',')} "
+            f"(`{short(e.summary)}`) was moved from base line "
             f"{bblocks[i].start_line:,} to line {e.start_line:,}.",
             end_line=e.end_line,
             fix="Keep existing entries in their base order; reordering history is an edit.",
@@ -547,26 +598,35 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
         line = start + p
         end_line = start + len(hl) - s - 1
         if h_rng and b_rng:
-            suggestion = "\n".join(b_rng)
+            repl = list(b_rng)
         elif b_rng:  # lines removed from the entry: re-insert them after the line above
             line = end_line = start + p - 1
-            suggestion = "\n".join([hl[p - 1], *b_rng])
+            repl = [hl[p - 1], *b_rng]
         else:  # lines added to the entry: replace them and the line above with the line above
             line = start + p - 1
-            suggestion = hl[p - 1]
+            repl = [hl[p - 1]]
+        line, end_line, suggestion = anchored(hl_all, line, end_line, repl)
         old = b_rng[0] if b_rng else "(nothing)"
         new = h_rng[0] if h_rng else "(line removed)"
+        if old.strip() == new.strip():  # a whitespace-only edit: make the whitespace visible
+            old, new = json.dumps(old), json.dumps(new)
+        else:
+            old, new = old.strip(), new.strip()
+        be = b_entry(i)
+        name = be.label if be.pr_number is not None else f"`{short(be.summary)}`"
         change = HistoryChange(
             "edited", line,
-            f"Existing entry {b_entry(i).label} was edited at line {start + p:,}: `{short(old.strip())}` "
-            f"became `{short(new.strip())}`.",
+            f"Existing entry {name} was edited at line {start + p:,}: `{short(old)}` became `{short(new)}`.",
             end_line=end_line, suggestion=suggestion,
             fix="Restore the entry byte-for-byte from the base branch; existing changelog entries are "
                 "immutable (describe corrections in a new entry).",
             evidence=(f"base entry at base line {bblocks[i].start_line:,} differs in {len(b_rng) or 1} "
                       f"line(s) from head line {start + p:,}",))
         link = _PR_LINK_LINE.match(h_rng[0]).group(1).strip("'\"") if link_only and h_rng else ""
-        if link_only and _canonical_link(link, repo):
+        old_link = _PR_LINK_LINE.match(b_rng[0]).group(1).strip("'\"") if link_only and b_rng else ""
+        # A correction replaces a placeholder or malformed link with a canonical one; re-pointing
+        # a canonical link at another PR is an edit.
+        if link_only and _canonical_link(link, repo) and not _canonical_link(old_link, repo):
             correction_entries.append(e)
             pending_corrections.append(change)
         else:
@@ -583,12 +643,13 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
         if bsep != hsep:
             e = h_entry(j)
             sep_lines = _sep_lines(bsep)
+            s_line, s_end, s_text = anchored(hl_all, e.end_line, e.end_line + len(_sep_lines(hsep)),
+                                             [hl_all[e.end_line - 1], *sep_lines])
             changes.append(HistoryChange(
-                "separator", e.end_line,
+                "separator", s_line,
                 f"The separator after existing entry {e.label} changed from `{show_bytes(bsep)}` to "
                 f"`{show_bytes(hsep)}`.",
-                end_line=e.end_line + len(_sep_lines(hsep)),
-                suggestion="\n".join([hl_all[e.end_line - 1], *sep_lines]),
+                end_line=s_end, suggestion=s_text,
                 fix="Restore the historical separator bytes exactly (trailing spaces included); "
                     "historical whitespace is immutable.",
                 evidence=(f"base separator `{show_bytes(bsep)}` after base line {bblocks[i].end_line:,}",)))
@@ -615,6 +676,33 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
         if below:
             misplaced.append((e, [h_entry(j) for j in below]))
 
+    # Separators around new entries: below each (unless last in the file), and above each whose
+    # upper neighbour is history (the tail of base, or the entry it was spliced after).
+    seps = []
+    new_set = set(new_idx)
+    last_base_i = len(bblocks) - 1
+    for j in new_idx:
+        e = head_entries[j]
+        if j > 0 and j - 1 not in new_set:
+            prev = hblocks[j - 1]
+            actual = tuple(_sep_lines(prev.sep(head)))
+            i = from_base.get(j - 1)
+            hist = tuple(_sep_lines(bblocks[i].sep(base))) if i is not None else ()
+            if i == last_base_i:
+                wanted = hist if hist and hist[-1] == "" else hist + ("",)
+                allowed = (wanted,) if actual[:len(hist)] == hist else (("",),)
+            else:
+                allowed = (("",), hist)
+                hist = ()
+            seps.append(SeparatorCheck(e, prev.end_line + 1, e.start_line, e.text.split("\n", 1)[0],
+                                       actual, allowed, hist if len(allowed) == 1 and allowed[0][:len(hist)] == hist
+                                       else ()))
+        if j + 1 < len(hblocks):
+            nxt = hblocks[j + 1]
+            seps.append(SeparatorCheck(e, hblocks[j].end_line + 1, nxt.start_line,
+                                       h_entry(j + 1).text.split("\n", 1)[0],
+                                       tuple(_sep_lines(hblocks[j].sep(head))), (("",),)))
+
     changes.sort(key=lambda c: (c.line is not None, c.line or 0))
     hl_b = _lines(base)
     p, _ = _trim(hl_b, hl_all)
@@ -622,7 +710,7 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
     return ChangelogDiff(base_count=len(bblocks), new_entries=new_entries, misplaced=misplaced,
                          history_ok=False, history_changes=changes, corrections=correction_entries,
                          head_line_count=head_lines, base_line_count=base_lines,
-                         first_changed_line=first_changed, **common)
+                         first_changed_line=first_changed, separators=seps, **common)
 
 
 def changelog_files(ctx) -> list[FileChange]:
@@ -639,3 +727,68 @@ def changelog_diffs(ctx) -> list[ChangelogDiff]:
     cs = ctx.changeset
     return ctx.memo(("changelog_diffs",),
                     lambda: [_analyse(f, cs.repo, cs.title) for f in changelog_files(ctx)])
+
+
+# --------------------------------------------------------------------------------------------
+# pr-link values (RR004 / RR005)
+
+OLD_REPOS = ("InferenceMAX/InferenceMAX",)
+_LINK = re.compile(r"https://github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/pull/(\d+|XXX)")
+_LOOSE_LINK = re.compile(r"(?:https?://)?(?:www\.)?github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/pulls?/(\d+|XXX)",
+                         re.I)
+
+
+@dataclass(frozen=True)
+class PrLinkVerdict:
+    """How a new entry's pr-link compares with this PR's canonical link."""
+
+    kind: str  # "ok" | "ok-number-unknown" | "placeholder" | "wrong"
+    reason: str  # why it is wrong / what it is
+    canonical: str | None  # this PR's canonical link, when owner/repo and number are known
+
+
+def canonical_link(repo: str, number: int) -> str:
+    return f"https://github.com/{repo}/pull/{number}"
+
+
+def pr_link_verdict(link: str, repo: str | None, number: int | None) -> PrLinkVerdict:
+    """Judge `link` against this PR (owner/repo `repo`, number `number`, either may be unknown)."""
+    link_repo = None
+    loose = _LOOSE_LINK.search(link)
+    if loose and loose.group(1) not in OLD_REPOS:
+        link_repo = loose.group(1)
+    target = repo or link_repo
+    canonical = canonical_link(target, number) if target and number is not None else None
+    m = _LINK.fullmatch(link)
+    if link == "XXX" or (m and m.group(2) == "XXX" and (repo is None or m.group(1) == repo)
+                         and m.group(1) not in OLD_REPOS):
+        return PrLinkVerdict("placeholder", "a placeholder", canonical)
+    if m:
+        owner_repo, num = m.group(1), m.group(2)
+        if owner_repo in OLD_REPOS:
+            return PrLinkVerdict("wrong", f"it points at the old `{owner_repo}` repository", canonical)
+        if repo is not None and owner_repo != repo:
+            return PrLinkVerdict("wrong", f"it points at `{owner_repo}`, not `{repo}`", canonical)
+        if num == "XXX":
+            return PrLinkVerdict("wrong", "it is a placeholder for another repository", canonical)
+        if number is None:
+            return PrLinkVerdict("ok-number-unknown", f"links PR #{num}", canonical)
+        if int(num) != number:
+            return PrLinkVerdict("wrong", f"it links PR #{num}, not this PR #{number}", canonical)
+        return PrLinkVerdict("ok", "canonical", canonical)
+    stripped = link.strip()
+    if stripped != link:
+        reason = "it has surrounding whitespace"
+    elif not loose:
+        reason = "it is not a GitHub pull request link"
+    elif link.lower().startswith("http://"):
+        reason = "it uses `http://`"
+    elif link.rstrip("/") != link and _LINK.fullmatch(link.rstrip("/")):
+        reason = "it has a trailing slash"
+    elif loose and link[loose.end():].startswith(("/changes", "/files", "/commits")):
+        reason = f"it has a `{link[loose.end():].split('#')[0].split('?')[0]}` suffix"
+    elif loose and loose.group(1) in OLD_REPOS:
+        reason = f"it points at the old `{loose.group(1)}` repository"
+    else:
+        reason = "it is not of the form `https://github.com/<owner>/<repo>/pull/<number>`"
+    return PrLinkVerdict("wrong", reason, canonical)
