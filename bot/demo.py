@@ -58,9 +58,10 @@ def build_repo(repo: Path) -> tuple[str, str]:
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "main: benchmark configs and changelog")
     _git(repo, "checkout", "-q", "-b", "kimik3.1-cpu2700")
-    # The PR's entry sits after the #4806 entry: the merge from main put five newer entries below it.
+    # The PR's entry sits after the #4806 entry (the second block: its separator above is irregular, "  \n",
+    # as in the real history): the merge from main put five newer entries below it.
     entries = base_log.split("\n\n")
-    head_log = "\n\n".join(entries[:3] + [_data("new-entry.yaml").rstrip("\n")] + entries[3:])
+    head_log = "\n\n".join(entries[:2] + [_data("new-entry.yaml").rstrip("\n")] + entries[2:])
     _write(repo, {
         f"{ROOT}/perf-changelog.yaml": head_log,
         f"{ROOT}/configs/amd-master.yaml": _data("amd-master.head.yaml"),

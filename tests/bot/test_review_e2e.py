@@ -129,7 +129,6 @@ def test_fix_push_resolves_the_thread_and_flips_the_check(sc):
     path.write_text("\n\n".join(blocks + [mine]) + "\n")
     subprocess.run(["git", "-C", str(sc.repo_dir), "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qam",
                     "Move the changelog entry to the end"], check=True)
-    subprocess.run(["git", "-C", str(sc.repo_dir), "branch", "-f", sc.head, "HEAD"], check=True)
     subprocess.run(["git", "-C", str(sc.repo_dir), "checkout", "-q", "main"], check=True)
     new_sha = sc.fake.move_head(demo.PR_NUMBER, sc.head)
     sc.deliver("pull_request", sc.payload("synchronize"))
@@ -140,9 +139,10 @@ def test_fix_push_resolves_the_thread_and_flips_the_check(sc):
     assert len(summaries) == 1 and new_sha[:7] in summaries[0]["body"]
     rr001 = [c for c in state["review_comments"] if "`RR001`" in c["body"]]
     assert len(rr001) == 1  # never posted twice
-    gql = sc.http.post(f"{sc.fake_url}/graphql", timeout=10, json={"query": """
+    gql = sc.http.post(f"{sc.fake_url}/graphql", timeout=10, headers={"Authorization": "bearer t"}, json={"query": """
         query { repository(owner: "demo-org", name: "inferencex") { pullRequest(number: 4867) {
           reviewThreads(first: 50) { nodes { isResolved comments(first: 1) { nodes { body } } } } } } }"""}).json()
+    assert "data" in gql, gql
     threads = gql["data"]["repository"]["pullRequest"]["reviewThreads"]["nodes"]
     t = next(t for t in threads if "`RR001`" in t["comments"]["nodes"][0]["body"])
     assert t["isResolved"] is True
