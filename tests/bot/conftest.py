@@ -54,3 +54,13 @@ def bot_server(settings):
 @pytest.fixture
 def deliver(bot_server):
     return Deliverer(bot_server[0])
+
+
+@pytest.fixture
+def sc(tmp_path):
+    """The bundled #4867 example PR on the fake GitHub, with the bot serving webhooks (tests/bot/scenario.py)."""
+    from tests.bot.scenario import Scenario
+
+    s = Scenario(tmp_path, collaborators={"maintainer": "maintain", "writer": "write", "triager": "triage"})
+    yield s
+    s.close()

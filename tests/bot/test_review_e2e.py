@@ -1,69 +1,10 @@
 """End to end over real HTTP: signed delivery → bot → PyGithub → the fake GitHub (git-backed)."""
 from __future__ import annotations
 
-import json
-import re
-import uuid
-
 import pytest
-import requests
 
 from bot import demo
-from bot.app import build_bot, create_app
-from bot.fakegithub.server import FakeGitHub
-from bot.serving import BackgroundServer
-from bot.settings import Settings
-from bot.webhook import sign
-
-SECRET = "e2e-secret"
-WRITE_METHODS = {"POST", "PATCH", "PUT", "DELETE"}
-
-
-class Scenario:
-    """The bundled #4867 example on a fake GitHub, with the bot serving webhooks."""
-
-    def __init__(self, tmp_path):
-        self.repo_dir = tmp_path / "repo"
-        self.base, self.head = demo.build_repo(self.repo_dir)
-        self.fake = FakeGitHub(self.repo_dir, repo=demo.REPO)
-        self.fake.add_pr(demo.PR_NUMBER, base=self.base, head=self.head, author="contributor", title=demo.TITLE)
-        self.fake_url = self.fake.start()
-        self.settings = Settings(github_api_url=self.fake_url, github_token="t", webhook_secret=SECRET,
-                                 store_path=tmp_path / "store.sqlite3", write_interval_s=0, max_retries=3)
-        self.bot = build_bot(self.settings)
-        self.server = BackgroundServer(create_app(self.settings, self.bot)).start()
-        self.http = requests.Session()
-
-    def payload(self, action: str) -> dict:
-        return self.http.get(f"{self.fake_url}/_fake/webhook/pull_request",
-                             params={"action": action, "number": demo.PR_NUMBER}, timeout=10).json()
-
-    def deliver(self, event: str, payload: dict, delivery: str | None = None) -> requests.Response:
-        body = json.dumps(payload).encode()
-        return self.http.post(f"{self.server.url}/webhook", data=body, timeout=10, headers={
-            "X-GitHub-Event": event, "X-GitHub-Delivery": delivery or str(uuid.uuid4()),
-            "X-Hub-Signature-256": sign(SECRET.encode(), body), "Content-Type": "application/json"})
-
-    def settle(self) -> dict:
-        assert self.bot.queue.join(30), "jobs did not finish"
-        return self.http.get(f"{self.fake_url}/_fake/state", timeout=10).json()
-
-    def close(self):
-        self.server.stop()
-        self.bot.queue.close()
-        self.fake.stop()
-
-
-@pytest.fixture
-def sc(tmp_path):
-    s = Scenario(tmp_path)
-    yield s
-    s.close()
-
-
-def writes(calls):
-    return [c for c in calls if c["method"] in WRITE_METHODS and c["path"] != "/graphql"]
-
+from tests.bot.scenario import Scenario, writes
 
 
 def new_entry_first_line(sc) -> int:
@@ -115,23 +56,9 @@ def test_redelivery_and_same_head_synchronize_write_nothing(sc):
 
 
 def test_fix_push_resolves_the_thread_and_flips_the_check(sc):
-    import subprocess
-
     sc.deliver("pull_request", sc.payload("opened"))
     sc.settle()
-    # The contributor moves the entry to the physical end of the file.
-    path = sc.repo_dir / "inferencex-e2e/perf-changelog.yaml"
-    subprocess.run(["git", "-C", str(sc.repo_dir), "checkout", "-q", sc.head], check=True)
-    text = path.read_text()
-    blocks = text.rstrip("\n").split("\n\n")
-    mine = next(b for b in blocks if "pull/4867" in b)
-    blocks.remove(mine)
-    path.write_text("\n\n".join(blocks + [mine]) + "\n")
-    subprocess.run(["git", "-C", str(sc.repo_dir), "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qam",
-                    "Move the changelog entry to the end"], check=True)
-    subprocess.run(["git", "-C", str(sc.repo_dir), "checkout", "-q", "main"], check=True)
-    new_sha = sc.fake.move_head(demo.PR_NUMBER, sc.head)
-    sc.deliver("pull_request", sc.payload("synchronize"))
+    new_sha = sc.push_fix()
     state = sc.settle()
     runs = {r["head_sha"]: r for r in state["check_runs"] if r["name"] == "recipe-review"}
     assert runs[new_sha]["conclusion"] == "success"

@@ -1,0 +1,105 @@
+"""A git-backed fake GitHub with the bundled #4867 example PR, and the bot serving webhooks over HTTP."""
+from __future__ import annotations
+
+import json
+import subprocess
+import uuid
+
+import pytest
+import requests
+
+from bot import demo
+from bot.app import build_bot, create_app
+from bot.fakegithub.server import FakeGitHub
+from bot.serving import BackgroundServer
+from bot.settings import Settings
+from bot.webhook import sign
+
+SECRET = "e2e-secret"
+WRITE_METHODS = {"POST", "PATCH", "PUT", "DELETE"}
+
+
+class Scenario:
+    """The bundled #4867 example on a fake GitHub, with the bot serving webhooks."""
+
+    def __init__(self, tmp_path, collaborators: dict | None = None):
+        self.repo_dir = tmp_path / "repo"
+        self.base, self.head = demo.build_repo(self.repo_dir)
+        self.fake = FakeGitHub(self.repo_dir, repo=demo.REPO, collaborators=collaborators or {})
+        self.fake.add_pr(demo.PR_NUMBER, base=self.base, head=self.head, author="contributor", title=demo.TITLE)
+        self.fake_url = self.fake.start()
+        self.settings = Settings(github_api_url=self.fake_url, github_token="t", webhook_secret=SECRET,
+                                 store_path=tmp_path / "store.sqlite3", write_interval_s=0, max_retries=3)
+        self.bot = build_bot(self.settings)
+        self.server = BackgroundServer(create_app(self.settings, self.bot)).start()
+        self.http = requests.Session()
+
+    def payload(self, action: str) -> dict:
+        return self.http.get(f"{self.fake_url}/_fake/webhook/pull_request",
+                             params={"action": action, "number": demo.PR_NUMBER}, timeout=10).json()
+
+    def deliver(self, event: str, payload: dict, delivery: str | None = None) -> requests.Response:
+        body = json.dumps(payload).encode()
+        return self.http.post(f"{self.server.url}/webhook", data=body, timeout=10, headers={
+            "X-GitHub-Event": event, "X-GitHub-Delivery": delivery or str(uuid.uuid4()),
+            "X-Hub-Signature-256": sign(SECRET.encode(), body), "Content-Type": "application/json"})
+
+    def settle(self) -> dict:
+        assert self.bot.queue.join(30), "jobs did not finish"
+        return self.http.get(f"{self.fake_url}/_fake/state", timeout=10).json()
+
+    def close(self):
+        self.server.stop()
+        self.bot.queue.close()
+        self.fake.stop()
+
+
+
+
+    def webhook(self, event: str, **params) -> dict:
+        return self.http.get(f"{self.fake_url}/_fake/webhook/{event}", params={"number": demo.PR_NUMBER, **params},
+                             timeout=10).json()
+
+    def fake_post(self, path: str, payload: dict) -> dict:
+        r = self.http.post(f"{self.fake_url}/_fake/{path}", json=payload, timeout=10)
+        r.raise_for_status()
+        return r.json()
+
+    def comment(self, user: str, body: str, delivery: str | None = None) -> dict:
+        """A user posts a PR comment; GitHub delivers `issue_comment.created`."""
+        c = self.fake_post("comments", {"number": demo.PR_NUMBER, "user": user, "body": body, "kind": "issue"})
+        self.deliver("issue_comment", self.webhook("issue_comment", action="created", comment_id=c["id"]),
+                     delivery=delivery)
+        return c
+
+    def set_labels(self, user: str, labels: list[str], added: str | None = None) -> None:
+        """A user edits labels; GitHub delivers `pull_request.labeled` for the added one."""
+        self.fake_post(f"prs/{demo.PR_NUMBER}/labels", {"labels": labels, "user": user})
+        if added:
+            self.deliver("pull_request", self.webhook("pull_request", action="labeled", label=added, sender=user))
+
+    def push_fix(self) -> str:
+        """The contributor moves the changelog entry to the physical end; returns the new head SHA."""
+        path = self.repo_dir / "inferencex-e2e/perf-changelog.yaml"
+        git = ["git", "-C", str(self.repo_dir), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+        subprocess.run(git + ["checkout", "-q", self.head], check=True)
+        blocks = path.read_text().rstrip("\n").split("\n\n")
+        mine = next(b for b in blocks if "pull/4867" in b)
+        blocks.remove(mine)
+        path.write_text("\n\n".join(blocks + [mine]) + "\n")
+        subprocess.run(git + ["commit", "-qam", "Move the changelog entry to the end"], check=True)
+        subprocess.run(git + ["checkout", "-q", "main"], check=True)
+        sha = self.fake.move_head(demo.PR_NUMBER, self.head)
+        self.deliver("pull_request", self.payload("synchronize"))
+        return sha
+
+    def state(self) -> dict:
+        return self.http.get(f"{self.fake_url}/_fake/state", timeout=10).json()
+
+
+def writes(calls):
+    return [c for c in calls if c["method"] in WRITE_METHODS and c["path"] != "/graphql"]
+
+
+def label_writes(calls):
+    return [c for c in writes(calls) if "/labels" in c["path"]]
