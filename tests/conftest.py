@@ -1,0 +1,104 @@
+"""Shared fixtures: a real git repository, the fake GitHub server on it, and a PyGithub client.
+
+- `git_repo` — a `GitRepo` factory over a fresh repository in `tmp_path / "repo"` whose base
+  branch `main` has one commit (README.md). Build history with
+  `git_repo.commit({"path": "text" | b"bytes" | None}, "message", branch="feature")`:
+  `None` deletes a file; a new branch starts from `main` (or `start=REV`). `commit` returns the
+  new SHA; `git_repo.sha(rev)` resolves a revision and `git_repo.path` is the directory.
+- `fake_github` — a started `bot.fakegithub.FakeGitHub` on `git_repo` for repository `octo/bench`
+  with collaborators {"alice": "admin", "bob": "write", "carol": "triage"} (anyone else has
+  read). No PR exists yet: `fake_github.add_pr(1, base="main", head="feature")`. Its base URL is
+  `fake_github.url`; `fake_github.state()` returns everything written; stopped after the test.
+- `github_client` — `github.Github(base_url=fake_github.url, auth=Auth.Token("x"), retry=None)`,
+  with PyGithub's client-side throttling off (`seconds_between_requests/writes=None`, or every
+  write waits a second), closed after the test. No retries: a fault surfaces as an exception.
+"""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "Test Author", "GIT_AUTHOR_EMAIL": "author@example.com",
+           "GIT_COMMITTER_NAME": "Test Author", "GIT_COMMITTER_EMAIL": "author@example.com"}
+
+
+class GitRepo:
+    """A small builder for real git histories (see the module docstring)."""
+
+    def __init__(self, path: Path, base: str = "main"):
+        self.path = Path(path)
+        self.base = base
+        self.path.mkdir(parents=True, exist_ok=True)
+        self.git("init", "-q", "-b", base)
+        self.commit({"README.md": "# bench\n"}, "initial commit", branch=base)
+
+    def git(self, *args: str) -> str:
+        import os
+
+        env = {**os.environ, **GIT_ENV, "HOME": str(self.path)}
+        proc = subprocess.run(["git", "-c", "commit.gpgsign=false", "-c", "core.autocrlf=false", *args],
+                              cwd=self.path, capture_output=True, env=env)
+        if proc.returncode != 0:
+            raise RuntimeError(f"git {' '.join(args)}: {proc.stderr.decode(errors='replace').strip()}")
+        return proc.stdout.decode("utf-8", "replace").strip()
+
+    def sha(self, rev: str = "HEAD") -> str:
+        return self.git("rev-parse", "--verify", f"{rev}^{{commit}}")
+
+    def has_branch(self, name: str) -> bool:
+        return bool(subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"refs/heads/{name}"],
+                                   cwd=self.path, capture_output=True).stdout.strip())
+
+    def commit(self, files: dict[str, bytes | str | None], message: str = "change", branch: str | None = None,
+               start: str | None = None) -> str:
+        branch = branch or self.base
+        unborn = not subprocess.run(["git", "rev-parse", "--verify", "--quiet", "HEAD"], cwd=self.path,
+                                    capture_output=True).stdout.strip()
+        if not unborn:
+            if self.has_branch(branch):
+                self.git("checkout", "-q", branch)
+            else:
+                self.git("checkout", "-q", "-b", branch, start or self.base)
+        for rel, content in files.items():
+            target = self.path / rel
+            if content is None:
+                if target.exists():
+                    self.git("rm", "-q", "--", rel)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+            self.git("add", "--", rel)
+        self.git("commit", "-q", "--allow-empty", "-m", message)
+        return self.sha("HEAD")
+
+
+@pytest.fixture
+def git_repo(tmp_path) -> GitRepo:
+    return GitRepo(tmp_path / "repo")
+
+
+@pytest.fixture
+def fake_github(git_repo):
+    from bot.fakegithub import FakeGitHub
+
+    fake = FakeGitHub(git_repo.path, repo="octo/bench",
+                      collaborators={"alice": "admin", "bob": "write", "carol": "triage"})
+    fake.start()
+    try:
+        yield fake
+    finally:
+        fake.stop()
+
+
+@pytest.fixture
+def github_client(fake_github):
+    from github import Auth, Github
+
+    gh = Github(base_url=fake_github.url, auth=Auth.Token("x"), retry=None,
+                seconds_between_requests=None, seconds_between_writes=None)
+    try:
+        yield gh
+    finally:
+        gh.close()
