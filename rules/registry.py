@@ -2,11 +2,19 @@
 from __future__ import annotations
 
 from rules.checks import (
+    changelog_entry_misplaced,
+    changelog_history_changed,
+    changelog_entry_invalid,
+    changelog_pr_link_wrong,
+    changelog_pr_link_placeholder,
+    changelog_format_broken,
+    changelog_separator_irregular,
     changelog_config_key_unknown,
     changelog_entry_missing,
     changelog_entry_missing_for_cleanup,
     changed_config_not_selected,
     yaml_invalid,
+    changelog_append_only_mixed,
     master_image_not_public,
     master_image_unpinned,
     master_key_prefix_mismatch,
@@ -22,11 +30,19 @@ from rules.checks import (
 )
 
 ALL_RULES = (
+    changelog_entry_misplaced,
+    changelog_history_changed,
+    changelog_entry_invalid,
+    changelog_pr_link_wrong,
+    changelog_pr_link_placeholder,
+    changelog_format_broken,
+    changelog_separator_irregular,
     changelog_config_key_unknown,
     changelog_entry_missing,
     changelog_entry_missing_for_cleanup,
     changed_config_not_selected,
     yaml_invalid,
+    changelog_append_only_mixed,
     master_image_not_public,
     master_image_unpinned,
     master_key_prefix_mismatch,
