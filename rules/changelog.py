@@ -22,6 +22,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -36,7 +37,7 @@ MAX_CHANGELOG_BYTES = MAX_YAML_BYTES
 # At most this many added entries are YAML-parsed (a real PR adds a handful).
 MAX_PARSED_ENTRIES = 2000
 
-_ITEM_START = re.compile(rb"^-(?=[ \t\r\n]|$)", re.M)
+_ITEM_START = re.compile(rb"^-(?=[ \n]|$)", re.M)  # `- ` or a bare `-` at column 0
 _PR_NUMBER = re.compile(r"/pull/(\d+)\b")
 _TOP_KEY = re.compile(r"^(?:- |  )([A-Za-z0-9_][A-Za-z0-9_.-]*)\s*:(?:\s|$)")
 _REVERT = re.compile(r"^\s*(?:\[[^\]]*\]\s*)*revert", re.I)
@@ -181,6 +182,7 @@ class ChangelogDiff:
     base_line_count: int = 0
     first_changed_line: int | None = None  # first head line that differs from base
     base_end_line: int = 0  # last head line that is base bytes on the fast path (0 otherwise)
+    prefix_len: int = 0  # leading bytes head shares with base (history at least up to here)
     separators: list[SeparatorCheck] = field(default_factory=list)  # around new entries (RR007)
     patch: str | None = None
     head: bytes | None = None
@@ -197,9 +199,13 @@ class ChangelogDiff:
         """
         return self.skip_reason is None and bool(self.new_entries) and not self.history_changes
 
-    def head_lines(self) -> list[str]:
-        """The head file as text lines (decoded leniently); for suggestions and messages."""
+    @cached_property
+    def _head_lines(self) -> list[str]:
         return (self.head or b"").decode("utf-8", "replace").split("\n")
+
+    def head_lines(self) -> list[str]:
+        """The head file as text lines (decoded leniently, computed once); for suggestions only."""
+        return self._head_lines
 
 
 def anchored(head_lines: list[str], line: int, end_line: int, replacement: list[str]) -> tuple[int, int, str]:
@@ -234,19 +240,102 @@ class _Block:
         return data[self.content_end:self.end]
 
 
-def _split(data: bytes, offset: int = 0, line0: int = 1) -> tuple[int, list[_Block]]:
-    """Top-level items of `data[offset:]`: (offset of the first item, blocks). `line0` = line at offset."""
-    starts = [m.start() for m in _ITEM_START.finditer(data, offset)]
+def _split(data: bytes, offset: int = 0, line0: int = 1, end: int | None = None) -> tuple[int, list[_Block]]:
+    """Top-level items of `data[offset:end]`: (offset of the first item, blocks). `line0` = line at offset.
+
+    `offset` must be 0 or a line start, and `end` the end of data or an item start.
+    """
+    end = len(data) if end is None else end
+    starts = [m.start() for m in _ITEM_START.finditer(data, offset, end)]
     blocks = []
     line = line0
     prev = offset
-    for i, s in enumerate(starts):
-        line += data.count(b"\n", prev, s)
-        prev = s
-        e = starts[i + 1] if i + 1 < len(starts) else len(data)
-        ce = s + len(data[s:e].rstrip())
-        blocks.append(_Block(s, ce, e, line, line + data.count(b"\n", s, ce)))
-    return (starts[0] if starts else len(data)), blocks
+    for i, st in enumerate(starts):
+        line += data.count(b"\n", prev, st)
+        prev = st
+        e = starts[i + 1] if i + 1 < len(starts) else end
+        ce = st + len(data[st:e].rstrip())
+        blocks.append(_Block(st, ce, e, line, line + data.count(b"\n", st, ce)))
+    return (starts[0] if starts else end), blocks
+
+
+def _is_item_at(data: bytes, pos: int) -> bool:
+    return (data[pos:pos + 1] == b"-" and (pos == 0 or data[pos - 1] == 10)
+            and (pos + 1 == len(data) or data[pos + 1] in b" \n"))
+
+
+def _count_items(data: bytes, start: int = 0, end: int | None = None) -> int:
+    """Number of top-level items (lines starting `- ` or a bare `-`) in data[start:end], fast."""
+    end = len(data) if end is None else end
+    n = data.count(b"\n- ", start, end) + data.count(b"\n-\n", start, end)
+    if end == len(data) and data.endswith(b"\n-") and end - start >= 2:
+        n += 1
+    if start == 0 and _is_item_at(data, 0):
+        n += 1
+    return n
+
+
+def _prev_item(data: bytes, pos: int) -> int:
+    """The largest item start < pos, or 0."""
+    end = pos
+    while end > 1:
+        i = data.rfind(b"\n-", 0, end)
+        if i < 0:
+            break
+        if _is_item_at(data, i + 1):
+            return i + 1
+        end = i + 1
+    return 0
+
+
+def _next_item(data: bytes, pos: int) -> int:
+    """The smallest item start >= pos, or len(data)."""
+    if pos <= 0 and _is_item_at(data, 0):
+        return 0
+    i = max(pos - 1, 0)
+    while True:
+        i = data.find(b"\n-", i)
+        if i < 0:
+            return len(data)
+        if _is_item_at(data, i + 1):
+            return i + 1
+        i += 1
+
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    """Length of the longest common prefix (a binary search over slice comparisons)."""
+    n = min(len(a), len(b))
+    if a[:n] == b[:n]:
+        return n
+    lo, hi = 0, n  # a[:lo] == b[:lo]; a[:hi] != b[:hi]
+    while hi - lo > 64:
+        mid = (lo + hi) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid
+    while lo < hi and a[lo] == b[lo]:
+        lo += 1
+    return lo
+
+
+def _common_suffix(a: bytes, b: bytes, limit: int) -> int:
+    """Length of the longest common suffix, at most `limit`."""
+    la, lb = len(a), len(b)
+    if limit <= 0:
+        return 0
+    if a[la - limit:] == b[lb - limit:]:
+        return limit
+    lo, hi = 0, limit
+    while hi - lo > 64:
+        mid = (lo + hi) // 2
+        if a[la - mid:la - lo] == b[lb - mid:lb - lo]:
+            lo = mid
+        else:
+            hi = mid
+    while lo < hi and a[la - lo - 1] == b[lb - lo - 1]:
+        lo += 1
+    return lo
 
 
 def _line_count(data: bytes) -> int:
@@ -393,7 +482,7 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
     common = dict(path=path, status=status, patch=f.patch, head=head, base=base)
 
     if status == "removed":
-        n = len(_ITEM_START.findall(base)) if base is not None else 0
+        n = _count_items(base) if base is not None else 0
         what = f"all {n:,} entries" if base is not None else "its history"
         change = HistoryChange(
             "removed", None, f"The changelog `{path}` is deleted, removing {what}.",
@@ -424,19 +513,20 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
 
     base = base or b""
     builder = _Builder(head)
-    head_lines = _line_count(head)
-    base_lines = _line_count(base)
     core = len(base.rstrip())
+    base_nl_core = base.count(b"\n", 0, core)
+    base_lines = base_nl_core + base.count(b"\n", core) + (0 if not base or base.endswith(b"\n") else 1)
 
     # Fast path: history intact, entries appended at the tail.
     if head.startswith(base[:core]):
+        head_lines = base_nl_core + head.count(b"\n", core) + (0 if not head or head.endswith(b"\n") else 1)
         nl = head.find(b"\n", core) if core else -1
         region = (nl + 1 if nl >= 0 else len(head)) if core else 0
-        first, blocks = _split(head, region, head.count(b"\n", 0, region) + 1)
+        first, blocks = _split(head, region, base_nl_core + head.count(b"\n", core, region) + 1)
         if core == 0 or not head[core:first].strip():
-            base_count = len(_ITEM_START.findall(base))
+            base_count = _count_items(base)
             new = [builder.entry(base_count + k, b, True) for k, b in enumerate(blocks)]
-            base_end = head.count(b"\n", 0, core) + 1 if core else 0
+            base_end = base_nl_core + 1 if core else 0
             seps: list[SeparatorCheck] = []
             if new and core:
                 hist = tuple(_sep_lines(base[core:]))
@@ -455,21 +545,39 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
             return ChangelogDiff(base_count=base_count, new_entries=new, misplaced=[], history_ok=True,
                                  history_changes=renamed, head_line_count=head_lines,
                                  base_line_count=base_lines, first_changed_line=first_changed,
-                                 base_end_line=base_end, separators=seps, **common)
+                                 base_end_line=base_end, prefix_len=core, separators=seps, **common)
 
-    # Slow path: align entry blocks.
-    hb_first, hblocks = _split(head)
-    bb_first, bblocks = _split(base)
+    # Slow path: split and align only the region between the common byte prefix and suffix,
+    # widened to entry boundaries plus one entry of context on each side.
+    head_lines = _line_count(head)
+    p = _common_prefix(base, head)
+    q = _common_suffix(base, head, min(len(base), len(head)) - p)
+    sb = _prev_item(base, p - 1) if p > 1 else 0
+    sb = _prev_item(base, sb) if sb > 0 else 0
+    be = _next_item(base, len(base) - q + 1)
+    be = _next_item(base, be + 1) if be < len(base) else be
+    he = be + len(head) - len(base)
+    line_sb = base.count(b"\n", 0, sb) + 1
+    hb_first, hblocks = _split(head, sb, line_sb, he)
+    bb_first, bblocks = _split(base, sb, line_sb, be)
+    before = _count_items(base, 0, sb)  # entries above the region (identical in base and head)
+    base_tail = be == len(base)  # the region reaches the end of base
     bbuilder = _Builder(base)
     changes: list[HistoryChange] = list(renamed)
+    _all_lines: list[list[str]] = []
 
-    if head[:hb_first] != base[:bb_first]:
+    def all_lines() -> list[str]:
+        if not _all_lines:
+            _all_lines.append(_lines(head))
+        return _all_lines[0]
+
+    if sb == 0 and head[:hb_first] != base[:bb_first]:
         hl, bl = _lines(head[:hb_first]), _lines(base[:bb_first])
-        p, _ = _trim(hl, bl)
+        p0, _ = _trim(hl, bl)
         changes.append(HistoryChange(
-            "header", p + 1, f"The text above the first entry was changed at line {p + 1:,}.",
-            evidence=(f"base line: `{short(bl[p]) if p < len(bl) else '(none)'}`",
-                      f"head line: `{short(hl[p]) if p < len(hl) else '(none)'}`")))
+            "header", p0 + 1, f"The text above the first entry was changed at line {p0 + 1:,}.",
+            evidence=(f"base line: `{short(bl[p0]) if p0 < len(bl) else '(none)'}`",
+                      f"head line: `{short(hl[p0]) if p0 < len(hl) else '(none)'}`")))
 
     bkeys = [b.content(base) for b in bblocks]
     hkeys = [b.content(head) for b in hblocks]
@@ -494,12 +602,12 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
 
     def h_entry(j: int, parse: bool = False) -> Entry:
         if j not in head_entries or (parse and head_entries[j].data is None and head_entries[j].error is None):
-            head_entries[j] = builder.entry(j, hblocks[j], parse)
+            head_entries[j] = builder.entry(before + j, hblocks[j], parse)
         return head_entries[j]
 
     def b_entry(i: int) -> Entry:
         if i not in base_entries:
-            base_entries[i] = bbuilder.entry(i, bblocks[i], False)
+            base_entries[i] = bbuilder.entry(before + i, bblocks[i], False)
         return base_entries[i]
 
     from_base: dict[int, int] = {}  # head block index -> base block index (equal or edited)
@@ -550,11 +658,12 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
     def nearest_head_line(j: int | None) -> int | None:
         if j is not None and j < len(hblocks):
             return hblocks[j].start_line
+        if he < len(head):
+            return head.count(b"\n", 0, he) + 1
         if hblocks:
             return hblocks[-1].end_line
         return head_lines or None
 
-    hl_all = _lines(head)
     for run, j in deleted_runs:
         gone = [i for i in run if i not in moved_base]
         if not gone:
@@ -605,7 +714,7 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
         else:  # lines added to the entry: replace them and the line above with the line above
             line = start + p - 1
             repl = [hl[p - 1]]
-        line, end_line, suggestion = anchored(hl_all, line, end_line, repl)
+        line, end_line, suggestion = anchored(all_lines(), line, end_line, repl)
         old = b_rng[0] if b_rng else "(nothing)"
         new = h_rng[0] if h_rng else "(line removed)"
         if old.strip() == new.strip():  # a whitespace-only edit: make the whitespace visible
@@ -643,8 +752,8 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
         if bsep != hsep:
             e = h_entry(j)
             sep_lines = _sep_lines(bsep)
-            s_line, s_end, s_text = anchored(hl_all, e.end_line, e.end_line + len(_sep_lines(hsep)),
-                                             [hl_all[e.end_line - 1], *sep_lines])
+            s_line, s_end, s_text = anchored(all_lines(), e.end_line, e.end_line + len(_sep_lines(hsep)),
+                                             [all_lines()[e.end_line - 1], *sep_lines])
             changes.append(HistoryChange(
                 "separator", s_line,
                 f"The separator after existing entry {e.label} changed from `{show_bytes(bsep)}` to "
@@ -671,16 +780,21 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
     # Misplaced: an added entry with base entries below it.
     misplaced: list[tuple[Entry, list[Entry]]] = []
     base_js = sorted(from_base)
-    for e in new_entries:
-        below = [j for j in base_js if j > e.index]
+    suffix: list[Entry] = []
+    if new_entries and he < len(head):  # entries below the region: all existing ones
+        _, sblocks = _split(head, he, head.count(b"\n", 0, he) + 1)
+        first_index = before + len(hblocks)
+        suffix = [builder.entry(first_index + k, b, False) for k, b in enumerate(sblocks)]
+    for j, e in zip(new_idx, new_entries):
+        below = [h_entry(k) for k in base_js if k > j] + suffix
         if below:
-            misplaced.append((e, [h_entry(j) for j in below]))
+            misplaced.append((e, below))
 
     # Separators around new entries: below each (unless last in the file), and above each whose
     # upper neighbour is history (the tail of base, or the entry it was spliced after).
     seps = []
     new_set = set(new_idx)
-    last_base_i = len(bblocks) - 1
+    last_base_i = len(bblocks) - 1 if base_tail else None
     for j in new_idx:
         e = head_entries[j]
         if j > 0 and j - 1 not in new_set:
@@ -688,7 +802,7 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
             actual = tuple(_sep_lines(prev.sep(head)))
             i = from_base.get(j - 1)
             hist = tuple(_sep_lines(bblocks[i].sep(base))) if i is not None else ()
-            if i == last_base_i:
+            if i is not None and i == last_base_i:
                 wanted = hist if hist and hist[-1] == "" else hist + ("",)
                 allowed = (wanted,) if actual[:len(hist)] == hist else (("",),)
             else:
@@ -704,13 +818,11 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
                                        tuple(_sep_lines(hblocks[j].sep(head))), (("",),)))
 
     changes.sort(key=lambda c: (c.line is not None, c.line or 0))
-    hl_b = _lines(base)
-    p, _ = _trim(hl_b, hl_all)
-    first_changed = min(p + 1, max(head_lines, 1))
+    first_changed = min(head.count(b"\n", 0, p) + 1, max(head_lines, 1))
     return ChangelogDiff(base_count=len(bblocks), new_entries=new_entries, misplaced=misplaced,
                          history_ok=False, history_changes=changes, corrections=correction_entries,
                          head_line_count=head_lines, base_line_count=base_lines,
-                         first_changed_line=first_changed, separators=seps, **common)
+                         first_changed_line=first_changed, prefix_len=p, separators=seps, **common)
 
 
 def changelog_files(ctx) -> list[FileChange]:

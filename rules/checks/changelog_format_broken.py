@@ -39,14 +39,15 @@ def _line_at(data: bytes, offset: int) -> tuple[int, bytes]:
     return data.count(b"\n", 0, offset) + 1, data[start:end if end >= 0 else len(data)]
 
 
-def _bad_byte_problems(path: str, head: bytes, base: bytes) -> Iterator[Problem]:
+def _bad_byte_problems(path: str, head: bytes, base: bytes, start: int) -> Iterator[Problem]:
+    """Control bytes in text this PR wrote; `start` = a line start up to which head is base's bytes."""
     base_lines = None
     for ch, name in _BAD_BYTES:
-        if head.count(ch) <= base.count(ch):
+        if head.count(ch, start) <= base.count(ch, start):
             continue  # nothing new of this kind (pre-existing history is not this PR's doing)
         if base_lines is None:
             base_lines = set(base.split(b"\n"))
-        at = head.find(ch)
+        at = head.find(ch, start)
         while at >= 0:
             line, text = _line_at(head, at)
             if text not in base_lines:
@@ -73,14 +74,15 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
         if d.status == "removed" or d.head is None:
             continue
         head, base = d.head, d.base or b""
+        start = head.rfind(b"\n", 0, d.prefix_len) + 1  # the line where head may first differ from base
         found = 0
-        for p in _bad_byte_problems(d.path, head, base):
+        for p in _bad_byte_problems(d.path, head, base, start):
             found += 1
             yield p
         try:
-            head.decode("utf-8")
+            head[start:].decode("utf-8")
         except UnicodeDecodeError as err:
-            line, text = _line_at(head, err.start)
+            line, text = _line_at(head, start + err.start)
             try:
                 base.decode("utf-8")
                 base_bad = False
@@ -88,18 +90,21 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                 base_bad = text in set(base.split(b"\n"))
             if not base_bad:
                 found += 1
-                yield Problem(d.path, line, f"Byte `0x{head[err.start]:02x}` at line {line:,} is not valid UTF-8.",
-                              fix="Save the file as UTF-8.", evidence=(f"byte offset {err.start:,}: {err.reason}",))
+                yield Problem(d.path, line, f"Byte `0x{head[start + err.start]:02x}` at line {line:,} is not valid UTF-8.",
+                              fix="Save the file as UTF-8.",
+                              evidence=(f"byte offset {start + err.start:,}: {err.reason}",))
         # The end of the file, when this PR changed it.
-        if head.strip() and not (base and base.endswith(head[-_END_WINDOW:])):
-            hl = d.head_lines()
-            content = head.rstrip()
-            last = content.count(b"\n") + 1
-            nl = head.find(b"\n", len(content))
+        if not head.isspace() and head and not (base and base.endswith(head[-_END_WINDOW:])):
+            content_end = len(head.rstrip())
+            tail = head[content_end:]
+            newlines = d.head_line_count - (0 if head.endswith(b"\n") else 1)
+            last = newlines - tail.count(b"\n") + 1  # line of the last non-blank byte
+            last_text = head[head.rfind(b"\n", 0, content_end) + 1:content_end].decode("utf-8", "replace")
+            nl = head.find(b"\n", content_end)
             if nl < 0:
                 found += 1
                 yield Problem(d.path, last, f"The file does not end with a newline after "
-                                            f"`{short(hl[last - 1].strip())}`.",
+                                            f"`{short(last_text.strip())}`.",
                               fix="Add exactly one newline at the end of the file.",
                               evidence=(f"last byte `{head[-1:].decode('utf-8', 'replace')!r}`",))
             elif nl + 1 < len(head):
@@ -107,8 +112,8 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                 n = extra.count(b"\n") + (0 if extra.endswith(b"\n") else 1)
                 found += 1
                 yield Problem(d.path, last, f"The file ends with {n} extra blank line(s) after "
-                                            f"`{short(hl[last - 1].strip())}`; it must end with exactly one newline.",
-                              end_line=last + n, suggestion=hl[last - 1],
+                                            f"`{short(last_text.strip())}`; it must end with exactly one newline.",
+                              end_line=last + n, suggestion=d.head_lines()[last - 1],
                               fix="Delete the blank lines at the end of the file.",
                               evidence=(f"file tail after the last line: `{extra.decode('utf-8', 'replace')!r}`",))
         # Entry starts: every new top-level item starts `- config-keys:` at column 0.
@@ -128,7 +133,7 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                                   end_line=e.start_line + k,
                                   fix="Start every entry with `- config-keys:` at column 0, separated by one empty line.",
                                   evidence=("an indented `- config-keys:` is not counted as an entry by the validator",))
-        if not head.strip() and d.status == "added":
+        if (not head or head.isspace()) and d.status == "added":
             found += 1
             yield Problem(d.path, None, "The new changelog is empty; it must be a YAML list of entries.")
         if not found:

@@ -45,14 +45,13 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             continue
         if not d.new_entries:
             continue
-        hl = d.head_lines()
         bad = 0
         for s in d.separators:
             if s.ok:
                 continue
             bad += 1
             want = s.allowed[0]
-            line, end, text = anchored(hl, s.first_line, s.anchor_line, [*want, s.anchor_text])
+            line, end, text = anchored(d.head_lines(), s.first_line, s.anchor_line, [*want, s.anchor_text])
             above = "above" if s.anchor_line == s.entry.start_line else "below"
             kept = f" (keeping the historical `{_describe(s.history)}`)" if s.history else ""
             if s.history and s.actual == s.history:
@@ -74,7 +73,7 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                 if text and not text.strip():
                     bad += 1
                     line = e.start_line + k
-                    ln, end, sug = anchored(hl, line, line, [""])
+                    ln, end, sug = anchored(d.head_lines(), line, line, [""])
                     yield Problem(d.path, line, f"Line {line:,} in new entry `{e.summary}` is whitespace-only "
                                                 f"(`{show_bytes(text.encode())}`).",
                                   end_line=end, suggestion=sug, fix="Make the line empty, or remove it.",
