@@ -1,0 +1,67 @@
+"""`recipe-review check` on a real git repository: a PR branch that inserts a changelog entry mid-file."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.rules.changelog_helpers import BASE, NEW, insert_before
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _check(repo, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "bot.cli", "check", "--repo", str(repo.path), *args],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+
+
+@pytest.fixture
+def pr_repo(git_repo):
+    git_repo.commit({"perf-changelog.yaml": BASE}, "changelog with eight entries")
+    git_repo.commit({"perf-changelog.yaml": insert_before(BASE, 3)}, "add dsv4 entry (after a merge from main)",
+                    branch="feature")
+    return git_repo
+
+
+def test_json_reports_the_misplaced_entry_and_exits_1(pr_repo):
+    proc = _check(pr_repo, "--base", "main", "--head", "feature", "--pr-number", "4867", "--format", "json")
+    assert proc.returncode == 1, proc.stderr
+    out = json.loads(proc.stdout)
+    rr001 = [f for f in out["findings"] if f["code"] == "RR001"]
+    line = insert_before(BASE, 3).split(NEW)[0].count("\n") + 1
+    assert len(rr001) == 1
+    f = rr001[0]
+    assert (f["path"], f["line"], f["end_line"], f["severity"]) == ("perf-changelog.yaml", line, line + 4, "blocking")
+    assert "five existing entries (#4833, #4852, #4857, #4799, #4720) sit below it" in f["message"]
+    assert "physical end of the file" in f["fix"] and any("@@ -" in e for e in f["evidence"])
+    assert not [f for f in out["findings"] if f["code"] in ("RR002", "RR007")]
+
+
+def test_text_format(pr_repo):
+    proc = _check(pr_repo, "--base", "main", "--head", "feature", "--pr-number", "4867")
+    assert proc.returncode == 1
+    assert "perf-changelog.yaml:" in proc.stdout and "RR001 changelog-entry-misplaced" in proc.stdout
+    assert "blocking" in proc.stdout.splitlines()[-1]
+
+
+def test_github_format(pr_repo):
+    proc = _check(pr_repo, "--base", "main", "--head", "feature", "--pr-number", "4867", "--format", "github")
+    assert proc.returncode == 1
+    line = next(ln for ln in proc.stdout.splitlines() if "RR001" in ln)
+    assert line.startswith("::error file=perf-changelog.yaml,line=") and "endLine=" in line
+
+
+def test_clean_append_exits_0_for_the_changelog_rules(git_repo):
+    git_repo.commit({"perf-changelog.yaml": BASE}, "base")
+    git_repo.commit({"perf-changelog.yaml": BASE + "\n" + NEW}, "append", branch="feature")
+    proc = _check(git_repo, "--base", "main", "--head", "feature", "--pr-number", "4867", "--format", "json")
+    codes = {f["code"] for f in json.loads(proc.stdout)["findings"]}
+    assert not codes & {"RR001", "RR002", "RR003", "RR004", "RR006", "RR007", "RR014"}
+
+
+def test_unknown_revision_exits_2(pr_repo):
+    proc = _check(pr_repo, "--base", "no-such-branch", "--head", "feature")
+    assert proc.returncode == 2 and "unknown revision `no-such-branch`" in proc.stderr
