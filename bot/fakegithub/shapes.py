@@ -129,7 +129,7 @@ class Site:
             "allow_rebase_merge": True, "allow_squash_merge": True, "allow_merge_commit": True,
             "allow_auto_merge": False, "delete_branch_on_merge": False, "allow_forking": True,
             "web_commit_signoff_required": False, "subscribers_count": 0, "network_count": 0,
-            "license": None, "forks": 0, "open_issues": open_issues, "watchers": 0,
+            "license": None, "forks": 0, "open_issues": open_issues, "watchers": 0, "custom_properties": {},
         }
 
     # -- labels --------------------------------------------------------------------------------
