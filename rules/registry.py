@@ -27,6 +27,12 @@ from rules.checks import (
     gpus_per_role_mismatch,
     memory_fraction_out_of_range,
     json_arg_invalid,
+    numeric_claim_false,
+    numeric_claim_disagrees_with_value,
+    header_comment_block,
+    mtp_script_missing_chat_template,
+    expert_parallel_unconditional,
+    recipe_container_mismatch,
 )
 
 ALL_RULES = (
@@ -55,6 +61,12 @@ ALL_RULES = (
     gpus_per_role_mismatch,
     memory_fraction_out_of_range,
     json_arg_invalid,
+    numeric_claim_false,
+    numeric_claim_disagrees_with_value,
+    header_comment_block,
+    mtp_script_missing_chat_template,
+    expert_parallel_unconditional,
+    recipe_container_mismatch,
 )
 
 _BY_KEY = {}

@@ -1,0 +1,97 @@
+"""Comment scanning (YAML and shell), added lines, and the shell command model."""
+import pytest
+
+from rules.changeset import FileChange
+from rules.comments import added_lines, blocks, shell_comments, touched_lines, yaml_comments
+from rules.shell import commands
+
+YAML = """# head 1
+# head 2
+a: 1  # trailing
+b: "x # not a comment" # yes
+c: 'it''s # no'  # c2
+d: don't # plain
+e: |
+  # inside a block scalar
+  text
+f: 2
+g: "multi
+  line # still quoted"
+# tail
+"""
+
+
+def test_yaml_comments_respect_quotes_and_block_scalars():
+    found = [(c.line, c.text, c.full) for c in yaml_comments(YAML)]
+    assert found == [(1, "head 1", True), (2, "head 2", True), (3, "trailing", False), (4, "yes", False),
+                     (5, "c2", False), (6, "plain", False), (13, "tail", True)]
+
+
+def test_blocks_and_what_they_annotate():
+    bs = blocks(YAML, yaml_comments(YAML))
+    assert [(b.start, b.end, b.trailing, b.annotates) for b in bs][:2] == [(1, 2, False, 3), (3, 3, True, 3)]
+    assert bs[-1].annotates is None  # last line: nothing below
+    text, spans = bs[0].joined()
+    assert text == "head 1\nhead 2"
+    line, col = bs[0].locate(spans, text.index("2"))
+    assert (line.line, col) == (2, 7)
+
+
+SH = "\n".join([
+    "#!/bin/bash",
+    "# one",
+    "X=1 # two",
+    "echo \"a # b\" '#c' $# ${#X} a#b",
+    "cat <<EOF",
+    "# not a comment",
+    "EOF",
+    "cat <<-'END'",
+    "\t# nor this",
+    "\tEND",
+    "run --a # three",
+])
+
+
+def test_shell_comments():
+    assert [(c.line, c.text, c.full) for c in shell_comments(SH)] == [
+        (2, "one", True), (3, "two", False), (11, "three", False)]
+
+
+@pytest.mark.parametrize("patch,expected", [
+    (None, None),
+    ("", None),
+    ("@@ -1,2 +1,3 @@\n a\n+b\n c\n", frozenset({2})),
+], ids=["no patch", "empty patch", "one added line"])
+def test_added_lines(patch, expected):
+    assert added_lines(patch) == expected
+
+
+def test_garbage_patch_has_no_added_lines():
+    assert not added_lines("not a patch")
+
+
+def test_touched_lines_of_added_file_is_everything():
+    assert touched_lines(FileChange("a.yaml", "added", head=b"a\nb\n")) == frozenset({1, 2, 3})
+    assert touched_lines(FileChange("a.yaml", "modified", head=b"a\n")) is None
+
+
+def test_shell_commands_join_continuations_and_track_conditions():
+    script = "\n".join([
+        "#!/bin/bash",
+        'if [ "$EP_SIZE" -gt 1 ]; then',
+        '  EP="--enable-expert-parallel"  # comment --use-chat-template',
+        "fi",
+        "for x in 1 2; do echo $x; done",
+        "case $MODE in",
+        "  a) run ;;",
+        "esac",
+        "vllm serve m \\",
+        "  --tp 8",
+    ])
+    cmds = commands(script)
+    ep = next(c for c in cmds if c.text.startswith("EP="))
+    assert ep.conditions == (' [ "$EP_SIZE" -gt 1 ]',) and "use-chat-template" not in ep.text
+    run = next(c for c in cmds if "run ;;" in c.text)
+    assert run.conditions == ("case $MODE",)
+    serve = cmds[-1]
+    assert (serve.text, serve.line, serve.end_line, serve.conditions) == ("vllm serve m --tp 8", 9, 10, ())
