@@ -23,7 +23,7 @@ from rules.registry import ALL_RULES  # noqa: E402
 
 PATH = "inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/kimik3.1/vllm/mi355x-fp4-mtp/agentic.yaml"
 MASTER = "inferencex-e2e/configs/amd-master.yaml"
-RULES = [r for r in ALL_RULES if r.CODE.startswith("RR2")]
+RULES = [r for r in ALL_RULES if "RR201" <= r.CODE <= "RR249"]
 PREFILL = [256, 512, 1024, 2048, 4096, 8192]
 
 

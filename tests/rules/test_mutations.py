@@ -14,7 +14,7 @@ import pytest
 from rules.registry import ALL_RULES
 from tests.rules.recipe_helpers import MASTER_PATH, SCHEMA2, SCHEMA2_PATH, master, review
 
-RULES = [r for r in ALL_RULES if r.CODE.startswith("RR2")]
+RULES = [r for r in ALL_RULES if "RR201" <= r.CODE <= "RR249"]
 LINES = SCHEMA2.split("\n")
 
 
