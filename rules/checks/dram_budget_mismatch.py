@@ -121,21 +121,30 @@ def candidates(ctx: ReviewContext, path: str) -> list[dict]:
     return out
 
 
-def _pick(cands: list[dict], point: Point) -> list[dict]:
+def _covers(c: dict, conc: int) -> bool | None:
+    """Whether a master point's concurrencies include `conc` (None: the point lists none)."""
+    lo, hi = c["conc_range"]
+    if isinstance(c["conc"], list):
+        return conc in c["conc"]
+    if isinstance(lo, int) and isinstance(hi, int):
+        return lo <= conc <= hi
+    return None
+
+
+def _pick(cands: list[dict], point: Point) -> tuple[list[dict], str | None]:
+    """The master point that governs this recipe point, or ([], why not)."""
     mine = [c for c in cands if c["variant"] in (None, point.name)]
-    if len({(c["util"], c["runner"]) for c in mine}) <= 1:
-        return mine[:1]
     conc_v = point.env("CONC")
     conc = as_int(conc_v.value) if conc_v is not None else None
-    if conc is None:
-        return []
-    hits = []
-    for c in mine:
-        lo, hi = c["conc_range"]
-        if (isinstance(c["conc"], list) and conc in c["conc"]) or (
-                isinstance(lo, int) and isinstance(hi, int) and lo <= conc <= hi):
-            hits.append(c)
-    return hits if len({(c["util"], c["runner"]) for c in hits}) == 1 else []
+    if conc is not None:
+        known = [c for c in mine if _covers(c, conc) is not None]
+        if known and not any(_covers(c, conc) for c in known):
+            # e.g. a GPU-resident conc-1 point next to DRAM-offload points: no budget applies to it.
+            return [], f"CONC {conc} is not a concurrency of the DRAM-offload master points"
+        mine = [c for c in mine if _covers(c, conc) is not False]
+    if len({(c["util"], c["runner"]) for c in mine}) <= 1:
+        return mine[:1], None
+    return [], "matches several master points with different dram-utilization"
 
 
 def _host(ctx: ReviewContext, options: Options, runner: str | None, point: Point) -> tuple[Fraction, int | None, str] | None:
@@ -166,10 +175,9 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
             continue
         seen = set()
         for point, env in stated:
-            picked = _pick(cands, point)
+            picked, why_not = _pick(cands, point)
             if not picked:
-                yield Skipped(f"{path}: `{point.name}` matches several master points with different "
-                              f"dram-utilization; not compared", path=path)
+                yield Skipped(f"{path}: `{point.name}` {why_not}; {DRAM_ENV} not compared", path=path)
                 continue
             c = picked[0]
             host = _host(ctx, options, c["runner"], point)

@@ -45,3 +45,19 @@ def test_options_override_host_dram():
     opts = rule.Options(host_dram_gb={"cluster:mi355x-amds": 2000.0})
     assert opts.host_dram_gb["cluster:mi355x-amds"] == 2000.0
     assert rule.Options().host_dram_gb["mi355x"] == pytest.approx(3246.16, abs=0.01)  # capped when used
+
+
+@pytest.mark.parametrize("c1_budget", ["'0'", "'1799'"], ids=["zero budget at conc 1", "stale budget at conc 1"])
+def test_gpu_resident_point_outside_the_master_concurrencies_is_not_judged(c1_budget):
+    text = SCHEMA2.replace("      CONC: '1'\n", f"      CONC: '1'\n      TOTAL_CPU_DRAM_GB: {c1_budget}\n", 1)
+    r = review(text, [rule], path=SCHEMA2_PATH, context={MASTER_PATH: master(0.2994)})
+    assert r.findings == []
+    assert any("CONC 1 is not a concurrency" in c.detail and c.status == "skipped" for c in r.checks)
+
+
+def test_point_inside_the_master_concurrencies_is_still_judged():
+    text = SCHEMA2.replace("      CONC: '4'\n      KV_OFFLOADING: 'dram'\n      TOTAL_CPU_DRAM_GB: '898'",
+                           "      CONC: '4'\n      KV_OFFLOADING: 'dram'\n      TOTAL_CPU_DRAM_GB: '897'", 1)
+    assert text != SCHEMA2
+    r = review(text, [rule], path=SCHEMA2_PATH, context={MASTER_PATH: master(0.2994)})
+    assert [f.code for f in r.findings] == ["RR206"] and "`897`" in r.findings[0].message
