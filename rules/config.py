@@ -143,26 +143,30 @@ def load_config(data: Mapping | None) -> tuple[EngineConfig, list[str]]:
         return EngineConfig(), []
     if not isinstance(data, Mapping):
         return EngineConfig(), ["config: the file must hold a mapping"]
-    try:
-        repo = RepoConfig.model_validate(dict(data))
-    except ValidationError as err:
-        return EngineConfig(), _format_error(err, "config")
     by_key = {}
     for rule in ALL_RULES:
         by_key[rule.CODE] = rule
         by_key[rule.NAME] = rule
     errors: list[str] = []
+    try:
+        repo = RepoConfig.model_validate(dict(data))
+    except ValidationError as err:
+        errors.extend(_format_error(err, "config"))
+        repo = None
+    rules_in = data.get("rules")
     options: dict[str, RuleOptions] = {}
-    for key, rc in repo.rules.items():
-        rule = by_key.get(key)
-        if rule is None:
-            errors.append(f"config: rules.{key}: no rule has this code or name")
-            continue
-        model = getattr(rule, "Options", RuleOptions)
-        try:
-            options[rule.CODE] = model.model_validate(rc.options)
-        except ValidationError as err:
-            errors.extend(_format_error(err, f"config: rules.{key}.options"))
-    if errors:
+    if isinstance(rules_in, Mapping):  # report every bad rule key, even when another section is bad too
+        for key, rc in rules_in.items():
+            rule = by_key.get(key)
+            if rule is None:
+                errors.append(f"config: rules.{key}: no rule has this code or name")
+                continue
+            raw = rc.get("options", {}) if isinstance(rc, Mapping) else {}
+            model = getattr(rule, "Options", RuleOptions)
+            try:
+                options[rule.CODE] = model.model_validate(raw if isinstance(raw, Mapping) else {})
+            except ValidationError as err:
+                errors.extend(_format_error(err, f"config: rules.{key}.options"))
+    if errors or repo is None:
         return EngineConfig(), errors
     return EngineConfig(repo, options), []

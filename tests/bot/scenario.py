@@ -19,24 +19,23 @@ SECRET = "e2e-secret"
 WRITE_METHODS = {"POST", "PATCH", "PUT", "DELETE"}
 
 
-class Scenario:
-    """The bundled #4867 example on a fake GitHub, with the bot serving webhooks."""
+class BotHarness:
+    """The bot (threads mode) serving webhooks over HTTP against a fake GitHub at `fake_url`."""
 
-    def __init__(self, tmp_path, collaborators: dict | None = None):
-        self.repo_dir = tmp_path / "repo"
-        self.base, self.head = demo.build_repo(self.repo_dir)
-        self.fake = FakeGitHub(self.repo_dir, repo=demo.REPO, collaborators=collaborators or {})
-        self.fake.add_pr(demo.PR_NUMBER, base=self.base, head=self.head, author="contributor", title=demo.TITLE)
-        self.fake_url = self.fake.start()
-        self.settings = Settings(github_api_url=self.fake_url, github_token="t", webhook_secret=SECRET,
-                                 store_path=tmp_path / "store.sqlite3", write_interval_s=0, max_retries=3)
+    def __init__(self, tmp_path, fake_url: str, number: int, **settings):
+        self.fake_url = fake_url
+        self.number = number
+        opts = dict(github_api_url=fake_url, github_token="t", webhook_secret=SECRET,
+                    store_path=tmp_path / "store.sqlite3", write_interval_s=0, max_retries=3)
+        opts.update(settings)
+        self.settings = Settings(**opts)
         self.bot = build_bot(self.settings)
         self.server = BackgroundServer(create_app(self.settings, self.bot)).start()
         self.http = requests.Session()
 
-    def payload(self, action: str) -> dict:
+    def payload(self, action: str, number: int | None = None) -> dict:
         return self.http.get(f"{self.fake_url}/_fake/webhook/pull_request",
-                             params={"action": action, "number": demo.PR_NUMBER}, timeout=10).json()
+                             params={"action": action, "number": number or self.number}, timeout=10).json()
 
     def deliver(self, event: str, payload: dict, delivery: str | None = None) -> requests.Response:
         body = json.dumps(payload).encode()
@@ -51,10 +50,21 @@ class Scenario:
     def close(self):
         self.server.stop()
         self.bot.queue.close()
+
+
+class Scenario(BotHarness):
+    """The bundled #4867 example on a fake GitHub, with the bot serving webhooks."""
+
+    def __init__(self, tmp_path, collaborators: dict | None = None, **settings):
+        self.repo_dir = tmp_path / "repo"
+        self.base, self.head = demo.build_repo(self.repo_dir)
+        self.fake = FakeGitHub(self.repo_dir, repo=demo.REPO, collaborators=collaborators or {})
+        self.fake.add_pr(demo.PR_NUMBER, base=self.base, head=self.head, author="contributor", title=demo.TITLE)
+        super().__init__(tmp_path, self.fake.start(), demo.PR_NUMBER, **settings)
+
+    def close(self):
+        super().close()
         self.fake.stop()
-
-
-
 
     def webhook(self, event: str, **params) -> dict:
         return self.http.get(f"{self.fake_url}/_fake/webhook/{event}", params={"number": demo.PR_NUMBER, **params},
