@@ -62,7 +62,7 @@ def webhook() -> Response:
         return _answer(400, event, "missing-headers", error="X-GitHub-Event and X-GitHub-Delivery are required")
     try:
         payload = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: hostile nesting depth
         return _answer(400, event, "bad-json", error="body is not JSON")
     if not isinstance(payload, dict):
         return _answer(400, event, "bad-json", error="body is not a JSON object")
@@ -79,6 +79,8 @@ def webhook() -> Response:
     except PayloadError as err:
         log.warning("bad payload: %s", err, extra=extra)
         return _answer(400, event, "bad-payload", error=str(err))
+    if not jobs:  # e.g. a comment without a command, or on a plain issue
+        return _answer(202, event, "ignored")
     if not bot.store.claim_delivery(delivery):
         log.info("duplicate delivery", extra=extra)
         return _answer(200, event, "duplicate")
