@@ -24,6 +24,8 @@ class Router:
         return deco
 
     def handlers(self, event: str, action: str | None) -> list[Handler]:
+        if not isinstance(action, str):  # a malformed payload (`"action": [..]`) is unroutable, not a 500
+            action = None
         return self._routes.get((event, action), []) + (self._routes.get((event, None), []) if action else [])
 
     def handles(self, event: str) -> bool:

@@ -23,9 +23,9 @@ def _get(d, *path):
 def base_job(payload: dict, delivery_id: str, kind: str) -> dict:
     number = _get(payload, "pull_request", "number") if "pull_request" in payload else _get(payload, "issue", "number")
     repo = _get(payload, "repository", "full_name")
-    if not isinstance(number, int) or not isinstance(repo, str) or "/" not in repo:
+    if not isinstance(number, int) or isinstance(number, bool) or not isinstance(repo, str) or "/" not in repo:
         raise PayloadError("payload has a malformed PR number or repository name")
-    inst = payload.get("installation") or {}
+    inst = payload.get("installation") if isinstance(payload.get("installation"), dict) else {}
     return {"kind": kind, "repo": repo, "number": number, "delivery_id": delivery_id,
             "installation_id": inst.get("id") if isinstance(inst.get("id"), int) else None}
 
