@@ -61,15 +61,20 @@ class GitRepo:
                 self.git("checkout", "-q", branch)
             else:
                 self.git("checkout", "-q", "-b", branch, start or self.base)
+        removed, written = [], []
         for rel, content in files.items():
             target = self.path / rel
             if content is None:
                 if target.exists():
-                    self.git("rm", "-q", "--", rel)
+                    removed.append(rel)
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
-            self.git("add", "--", rel)
+            written.append(rel)
+        if removed:
+            self.git("rm", "-q", "--", *removed)
+        if written:
+            self.git("add", "--", *written)
         self.git("commit", "-q", "--allow-empty", "-m", message)
         return self.sha("HEAD")
 

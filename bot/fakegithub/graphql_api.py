@@ -83,6 +83,7 @@ class Resolver:
     def __init__(self, store):
         self.store = store
         self.s = store.site
+        self._revs: dict[str, str | None] = {}
 
     # -- people --------------------------------------------------------------------------------
     def actor(self, login: str | None):
@@ -133,13 +134,20 @@ class Resolver:
             raise TypedError("INVALID_ARGUMENTS", "Either `expression` or `oid` must be provided.")
         if oid is not None and not re.fullmatch(r"[0-9a-fA-F]{4,40}", oid):
             return None
-        found = self.store.git.resolve_object(target)
+        git = self.store.git
+        path = ""
+        if expression is not None and ":" in expression and not expression.startswith(":"):
+            rev, _, path = expression.partition(":")
+            path = path.strip("/")
+            if rev not in self._revs:  # one rev-parse per revision per query, however many aliases
+                self._revs[rev] = git.resolve(rev) if not rev.startswith("-") else None
+            commit = self._revs[rev]
+            found = git.file_at(commit, path) if commit else None
+        else:
+            found = git.resolve_object(target)
         if found is None:
             return None
         kind, sha = found
-        path = ""
-        if expression is not None and ":" in expression:
-            path = expression.split(":", 1)[1].strip("/")
         return self.git_object(kind, sha, path)
 
     def git_object(self, kind: str, sha: str, path: str = ""):

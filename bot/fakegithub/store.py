@@ -1,9 +1,9 @@
 """The fake GitHub's state and its rules: pull requests backed by git, reviews with GitHub's
 diff-position checks, comments, check runs, labels, reactions, workflow runs, permissions.
 
-Every public method takes the one lock; REST shapes are rendered from internal records on
-demand, so URLs follow the server's base URL and derived fields (counts, outdated comments)
-are always current. Errors are raised as `ApiError` carrying GitHub's status and error JSON.
+Every method that changes state takes the one (re-entrant) lock; callers hold it while
+rendering. REST shapes are rendered from internal records on demand, so URLs follow the
+server's base URL and derived fields (counts, outdated comments) are always current. Errors are raised as `ApiError` carrying GitHub's status and error JSON.
 """
 from __future__ import annotations
 
@@ -812,21 +812,21 @@ class Store:
                        "author": {"name": c.author_name if c else "", "email": c.author_email if c else ""},
                        "committer": {"name": c.committer_name if c else "", "email": c.committer_email if c else ""}}
         actor = s.user(r["actor"])
+        suite = self._suite(r["head_sha"])
+        title = c.message.splitlines()[0] if c and c.message else r["name"]
         return {
             "id": r["id"], "name": r["name"], "node_id": node_id("WFR", r["id"]), "head_branch": r["head_branch"],
-            "head_sha": r["head_sha"], "path": r["path"], "display_title": c.message.splitlines()[0] if c and
-            c.message else r["name"], "run_number": r["run_number"], "run_attempt": 1, "event": r["event"],
-            "status": r["status"], "conclusion": r["conclusion"], "workflow_id": r["workflow_id"],
-            "check_suite_id": self._suite(r["head_sha"]), "check_suite_node_id": node_id("CS", self._suite(r["head_sha"])),
+            "head_sha": r["head_sha"], "path": r["path"], "display_title": title, "run_number": r["run_number"],
+            "run_attempt": 1, "event": r["event"], "status": r["status"], "conclusion": r["conclusion"],
+            "workflow_id": r["workflow_id"], "check_suite_id": suite, "check_suite_node_id": node_id("CS", suite),
             "url": url, "html_url": f"{s.html}/actions/runs/{r['id']}",
             "pull_requests": [self.pr_minimal(self.prs[n]) for n in r["pull_requests"] if n in self.prs],
             "created_at": r["created_at"], "updated_at": r["updated_at"], "run_started_at": r["created_at"],
             "actor": actor, "triggering_actor": actor, "referenced_workflows": [],
-            "jobs_url": f"{url}/jobs", "logs_url": f"{url}/logs", "check_suite_url": f"{s.api}/check-suites/"
-            f"{self._suite(r['head_sha'])}", "artifacts_url": f"{url}/artifacts", "cancel_url": f"{url}/cancel",
-            "rerun_url": f"{url}/rerun", "previous_attempt_url": None,
-            "workflow_url": f"{s.api}/actions/workflows/{r['workflow_id']}", "head_commit": head_commit,
-            "repository": minimal, "head_repository": minimal,
+            "jobs_url": f"{url}/jobs", "logs_url": f"{url}/logs", "check_suite_url": f"{s.api}/check-suites/{suite}",
+            "artifacts_url": f"{url}/artifacts", "cancel_url": f"{url}/cancel", "rerun_url": f"{url}/rerun",
+            "previous_attempt_url": None, "workflow_url": f"{s.api}/actions/workflows/{r['workflow_id']}",
+            "head_commit": head_commit, "repository": minimal, "head_repository": minimal,
         }
 
     # == contents ==============================================================================

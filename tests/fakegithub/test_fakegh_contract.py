@@ -10,10 +10,27 @@ from pydantic import ValidationError
 REPO = "octo/bench"
 
 
-@pytest.fixture
-def busy(scene, http, private_key_pem):
-    """Scene with one of everything written, returning (api url, requests session, ids)."""
-    url = f"{scene.fake.url}/repos/{REPO}"
+@pytest.fixture(scope="module")
+def busy(tmp_path_factory, private_key_pem):
+    """One scene for the module with one of everything written: (api url, session, ids, scene).
+    The cases only add state, so sharing it keeps ~40 validations to one setup."""
+    import requests
+
+    from bot.fakegithub import FakeGitHub
+    from tests.conftest import GitRepo
+    from tests.fakegithub.conftest import BASE_CONFIG, HEAD_CONFIG, Scene
+
+    git_repo = GitRepo(tmp_path_factory.mktemp("contract") / "repo")
+    base = git_repo.commit({"config.yaml": BASE_CONFIG, "old.txt": "one\ntwo\n"}, "base configs")
+    head = git_repo.commit({"config.yaml": HEAD_CONFIG, "new.yaml": "a: 1\n", "old.txt": None}, "tune",
+                           branch="feature")
+    fake = FakeGitHub(git_repo.path, collaborators={"alice": "admin"})
+    fake.add_pr(1, base="main", head="feature", author="dana")
+    fake.start()
+    scene = Scene(fake, git_repo, base, head)
+    http = requests.Session()
+    http.headers["Authorization"] = "token x"
+    url = f"{fake.url}/repos/{REPO}"
     ids = {}
     review = http.post(f"{url}/pulls/1/reviews", json={
         "body": "summary", "event": "COMMENT",
@@ -29,9 +46,13 @@ def busy(scene, http, private_key_pem):
              "message": "m"}]}}).json()["id"]
     http.post(f"{url}/issues/1/labels", json={"labels": ["sweep-enabled"]})
     http.post(f"{url}/issues/comments/{ids['issue_comment']}/reactions", json={"content": "heart"})
-    http.post(f"{scene.fake.url}/_fake/workflow-runs", json={"id": 77, "head_sha": scene.head_sha,
-                                                            "status": "completed", "conclusion": "success"})
-    return url, http, ids, scene
+    http.post(f"{fake.url}/_fake/workflow-runs", json={"id": 77, "head_sha": scene.head_sha,
+                                                      "status": "completed", "conclusion": "success"})
+    try:
+        yield url, http, ids, scene
+    finally:
+        http.close()
+        fake.stop()
 
 
 @pytest.fixture(scope="module")
@@ -83,8 +104,8 @@ CASES = [
     ("check-run-update", "PATCH", "/check-runs/{check_run}", {"conclusion": "success",
                                                              "output": {"title": "t", "summary": "s"}},
      gh.CheckRun, False),
-    ("check-runs-for-ref", "GET", "/commits/{head}/check-runs", None, gh.ReposOwnerRepoCommitsRefCheckRunsGetResponse200,
-     False),
+    ("check-runs-for-ref", "GET", "/commits/{head}/check-runs", None,
+     gh.ReposOwnerRepoCommitsRefCheckRunsGetResponse200, False),
     ("labels", "GET", "/issues/1/labels", None, gh.Label, True),
     ("labels-add", "POST", "/issues/1/labels", {"labels": ["full-sweep"]}, gh.Label, True),
     ("labels-set", "PUT", "/issues/1/labels", {"labels": ["a"]}, gh.Label, True),
@@ -138,9 +159,9 @@ def test_app_endpoints_match_githubs_schema(busy, private_key_pem):
     gh.InstallationToken.model_validate(r.json())
 
 
-def test_large_content_file_matches_githubs_schema(busy, git_repo):
+def test_large_content_file_matches_githubs_schema(busy):
     url, http, ids, scene = busy
-    git_repo.commit({"big.bin": b"\x01" * (1024 * 1024 + 1)}, "big", branch="feature")
+    scene.repo.commit({"big.bin": b"\x01" * (1024 * 1024 + 1)}, "big", branch="feature")
     body = http.get(f"{url}/contents/big.bin?ref=feature").json()
     assert (body["encoding"], body["content"]) == ("none", "")
     gh.ContentFile.model_validate(body)

@@ -72,22 +72,22 @@ def test_without_retry_a_fault_raises_and_the_write_is_not_applied(git_repo):
 
 def test_faults_are_deterministic_given_the_seed(git_repo):
     def kinds(seed):
-        fake = FakeGitHub(git_repo.path, fault_rate=0.7, fault_seed=seed)
+        fake = FakeGitHub(git_repo.path, fault_rate=0.6, fault_seed=seed)
         fake.start()
         try:
             s = requests.Session()
-            for _ in range(12):
+            for _ in range(8):
                 s.get(f"{fake.url}/repos/{REPO}/labels", timeout=5)
             s.close()
             return [c.get("fault") for c in fake.state()["calls"]]
         finally:
             fake.stop()
-    first = kinds(42)
-    assert first == kinds(42) and any(first)
+    first = kinds(0)  # seed 0: three faults in eight calls, none of them slow (keeps the test fast)
+    assert first == kinds(0) and any(first)
 
 
 def test_secondary_limit_and_429_carry_retry_after(git_repo):
-    fake = FakeGitHub(git_repo.path, fault_rate=1.0, fault_seed=3)
+    fake = FakeGitHub(git_repo.path, fault_rate=1.0, fault_seed=6)  # 500, 403, 502, 429: no slow fault
     fake.start()
     try:
         seen = {}

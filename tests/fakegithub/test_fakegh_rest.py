@@ -1,6 +1,8 @@
 """The fake GitHub's REST endpoints, driven with PyGithub over real HTTP."""
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from github import GithubException
 
@@ -66,6 +68,18 @@ def test_rename_and_binary_files(fake_github, git_repo, github_client):
     assert files["b/conf.yaml"].previous_filename == "a/conf.yaml"
     assert "+line three" in files["b/conf.yaml"].patch
     assert files["img.bin"].status == "modified" and files["img.bin"].patch is None
+
+
+@pytest.mark.parametrize("lines,has_patch", [(19_999, True), (20_001, False)],
+                         ids=["just-under-20000-lines", "over-20000-lines"])
+def test_patch_is_omitted_for_very_large_diffs(fake_github, git_repo, github_client, lines, has_patch):
+    git_repo.commit({"huge.txt": "".join(f"{i}\n" for i in range(lines))}, "huge", branch="huge")
+    fake_github.add_pr(9, "main", "huge")
+    (f,) = list(github_client.get_repo(REPO).get_pull(9).get_files())
+    assert (f.patch is not None) is has_patch and f.additions == lines
+    with pytest.raises(GithubException) if not has_patch else contextlib.nullcontext():
+        github_client.get_repo(REPO).get_pull(9).create_review(
+            body="", event="COMMENT", comments=[{"path": "huge.txt", "line": 1, "body": "x"}])
 
 
 def test_diff_is_against_the_merge_base(fake_github, git_repo, github_client):
