@@ -23,7 +23,8 @@ Bump both together: set the recipe's `model.container` to the master `image` (or
 Checked for changed recipes (against every master key that references them, by
 `CONFIG_FILE=recipes/<path>` or `srt-recipe`/`srt-recipe-dir`) and for changed master keys
 (against the referenced recipes the review has). A container that is an alias such as
-`dynamo-sglang` (no `/` or `:`) is not an image reference and is not compared.
+`dynamo-sglang` (no `/` or `:`) is not an image reference and is not compared; enroot's
+`nvcr.io#nvidia/x` spelling equals `nvcr.io/nvidia/x`.
 """
 import re
 from collections.abc import Iterator
@@ -38,6 +39,11 @@ CODE = "RR304"
 NAME = "recipe-container-mismatch"
 SEVERITY = Severity.BLOCKING
 _CONTAINER_LINE = re.compile(r"""^(?P<pre>\s*container:\s*)(?P<q>["']?)(?P<val>[^"'#\s]*)(?P=q)(?P<post>\s*(?:#.*)?)$""")
+
+
+def same_image(a: str, b: str) -> bool:
+    """Equal image references; enroot's `host#path` spelling equals `host/path`."""
+    return a.strip().replace("#", "/", 1) == b.strip().replace("#", "/", 1)
 
 
 def _looks_like_image(value: Any) -> bool:
@@ -94,16 +100,19 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
     if not keys:
         yield Skipped("no master config is known, so recipe containers were not compared with master images")
         return
-    # Every (master key, recipe ref) pair, once.
-    refs: list[tuple[str, str, str | None]] = []
-    for name, info in keys.items():
-        for ref in recipe_refs(info.value):
-            path, variant = _ref_parts(ref)
-            refs.append((name, path, variant))
     compared: set[tuple[str, str]] = set()
     changed_paths = {f.path for f in recipes}
     for f in recipes:
-        users = [(k, v) for k, p, v in refs if _matches(f.path, p)]
+        # Only blocks that spell the file's name can reference it; parse just those.
+        base = f.path.rsplit("/", 1)[-1]
+        users = []
+        for name, info in keys.items():
+            if base not in info.text:
+                continue
+            for ref in recipe_refs(info.value):
+                path, variant = _ref_parts(ref)
+                if _matches(f.path, path):
+                    users.append((name, variant))
         if not users:
             continue
         doc = ctx.head_doc(f.path)
@@ -141,7 +150,7 @@ def _compare(ctx: ReviewContext, key: str, path: str, doc, variant: str | None, 
     for keypath, container in containers(doc.data, variant):
         if not _looks_like_image(container):
             continue
-        if container.strip() == image.strip():
+        if same_image(container, image):
             yield Passed(f"{path}: model.container `{container}` = {key} image ✓", path=path)
             continue
         line = doc.line_of(*keypath)

@@ -41,6 +41,7 @@ CASES = [
     ("recipe bumped alone (#1390)", recipe(NEW), master(), [(RECIPE, 4)]),
     ("both agree", recipe(OLD), master(), []),
     ("alias container is not an image", recipe("dynamo-sglang"), master(), []),
+    ("enroot host#path spelling", recipe("nvcr.io/nvidia/trt:1.3"), master("nvcr.io#nvidia/trt:1.3"), []),
     ("recipe referenced with a variant", recipe(NEW), master(ref=f"recipes/{RECIPE_REF}:zip_override_x[1]"), [(RECIPE, 4)]),
     ("newer srt-recipe reference", recipe(NEW),
      master().replace(b'additional-settings:\n          - "CONFIG_FILE=recipes/' + RECIPE_REF.encode() + b'"',
