@@ -21,13 +21,12 @@ from __future__ import annotations
 from flask import Flask, request
 
 from bot.fakegithub import webhooks
+from bot.fakegithub.server import json_response
 from bot.fakegithub.shapes import error
 from bot.fakegithub.store import ROLES, ApiError
 
 
 def _json(obj, status: int = 200):
-    from bot.fakegithub.server import json_response
-
     return json_response(obj, status)
 
 

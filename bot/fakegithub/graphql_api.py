@@ -20,6 +20,7 @@ from pathlib import Path
 from flask import Flask, request
 from graphql import GraphQLError, build_schema, graphql_sync
 
+from bot.fakegithub.server import json_response
 from bot.fakegithub.shapes import error, node_id, now_iso
 
 BLOB_TEXT_LIMIT = 512_000  # bytes of Blob.text before GitHub truncates (isTruncated: true)
@@ -324,12 +325,9 @@ class Resolver:
         return mutate
 
     def rate_limit(self, info, dryRun: bool = False):
-        st = self.store
-        with st.lock:
-            b = st._rate_bucket("graphql")
-            remaining = max(0, 5000 - b["used"])
-        return {"cost": 1, "limit": 5000, "nodeCount": 0, "remaining": remaining, "used": 5000 - remaining,
-                "resetAt": now_iso(b["reset"])}
+        rate = self.store.rate_status("graphql")
+        return {"cost": 1, "limit": rate["limit"], "nodeCount": 0, "remaining": rate["remaining"],
+                "used": rate["used"], "resetAt": now_iso(rate["reset"])}
 
 
 def _format(err: GraphQLError) -> dict:
@@ -368,8 +366,6 @@ def execute(store, query: str, variables: dict | None, operation_name: str | Non
 
 
 def register(app: Flask, fake) -> None:
-    from bot.fakegithub.server import json_response
-
     @app.post("/graphql")
     def graphql_endpoint():
         doc = "graphql"

@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import json
-import time
 from urllib.parse import urlencode
 
 from flask import Blueprint, Flask, Response, request
 
+from bot.fakegithub.server import json_response
 from bot.fakegithub.shapes import error
 from bot.fakegithub.store import ApiError, not_found
 
@@ -16,8 +16,6 @@ COMPARE_COMMITS_DEFAULT = 250
 
 
 def _json(obj, status: int = 200, headers: dict | None = None) -> Response:
-    from bot.fakegithub.server import json_response
-
     return json_response(obj, status, headers)
 
 
@@ -40,27 +38,29 @@ def _int_arg(name: str, default: int) -> int:
     return v if v > 0 else default
 
 
-def paginate(items: list, fake, default: int = 30, maximum: int = 100, wrap=None) -> Response:
-    """One page of `items` with GitHub's `Link` header (prev, next, last, first)."""
-    page = _int_arg("page", 1)
-    per_page = min(_int_arg("per_page", default), maximum)
-    last = max(1, -(-len(items) // per_page))
-    chunk = items[(page - 1) * per_page: page * per_page]
-    links = []
-
+def link_header(fake, page: int, last: int) -> dict:
+    """GitHub's `Link` header for `page` of `last` (prev, next, last, first), keeping other arguments."""
     def url(p: int) -> str:
         args = [(k, v) for k, v in request.args.items(multi=True) if k != "page"] + [("page", str(p))]
         return f"<{fake.url}{request.path}?{urlencode(args)}>"
 
+    links = []
     if page > 1:
         links.append(f'{url(min(page - 1, last))}; rel="prev"')
     if page < last:
-        links.append(f'{url(page + 1)}; rel="next"')
-        links.append(f'{url(last)}; rel="last"')
+        links += [f'{url(page + 1)}; rel="next"', f'{url(last)}; rel="last"']
     if page > 1:
         links.append(f'{url(1)}; rel="first"')
-    headers = {"Link": ", ".join(links)} if links else {}
-    return _json(wrap(chunk) if wrap else chunk, 200, headers)
+    return {"Link": ", ".join(links)} if links else {}
+
+
+def paginate(items: list, fake, default: int = 30, maximum: int = 100, wrap=None) -> Response:
+    """One page of `items` (`page`, `per_page` capped at `maximum`) with GitHub's `Link` header."""
+    page = _int_arg("page", 1)
+    per_page = min(_int_arg("per_page", default), maximum)
+    last = max(1, -(-len(items) // per_page))
+    chunk = items[(page - 1) * per_page: page * per_page]
+    return _json(wrap(chunk) if wrap else chunk, 200, link_header(fake, page, last))
 
 
 def _names(payload) -> list[str]:
@@ -157,22 +157,7 @@ def register(app: Flask, fake) -> None:
             }
             if not paged or page == 1:
                 out["files"] = [s.diff_entry(f, h) for f in store.git.diff(mb, h)[:COMPARE_FILES_MAX]]
-        headers = {}
-        if paged:
-            last = max(1, -(-len(ahead) // per_page))
-            links = []
-
-            def url(p):
-                args = [(k, v) for k, v in request.args.items(multi=True) if k != "page"] + [("page", str(p))]
-                return f"<{fake.url}{request.path}?{urlencode(args)}>"
-            if page > 1:
-                links.append(f'{url(page - 1)}; rel="prev"')
-            if page < last:
-                links += [f'{url(page + 1)}; rel="next"', f'{url(last)}; rel="last"']
-            if page > 1:
-                links.append(f'{url(1)}; rel="first"')
-            if links:
-                headers["Link"] = ", ".join(links)
+        headers = link_header(fake, page, max(1, -(-len(ahead) // per_page))) if paged else {}
         return _json(out, 200, headers)
 
     # -- commits -------------------------------------------------------------------------------
@@ -500,16 +485,8 @@ def register(app: Flask, fake) -> None:
 
     @app.get("/rate_limit")
     def rate_limit():
-        with store.lock:
-            resources = {}
-            exhausted = bool(store._exhausted_until) and time.time() < store._exhausted_until
-            for name in ("core", "graphql", "search", "integration_manifest"):
-                bucket = store._rate_bucket(name) if name in store._rate else {"used": 0, "reset": 0}
-                remaining = 0 if exhausted and name in store._rate else max(0, 5000 - bucket["used"])
-                resources[name] = {"limit": 5000, "used": 5000 - remaining, "remaining": remaining,
-                                   "reset": store._exhausted_until or bucket["reset"] or int(time.time()) + 3600,
-                                   "resource": name}
-            return _json({"resources": resources, "rate": resources["core"]})
+        resources = {name: fake.rate_status(name) for name in ("core", "graphql", "search", "integration_manifest")}
+        return _json({"resources": resources, "rate": resources["core"]})
 
     @app.get("/users/<login>")
     def get_user(login):

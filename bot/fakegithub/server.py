@@ -181,27 +181,33 @@ class FakeGitHub(Store):
         body = {"message": SECONDARY_MESSAGE.format(rid=g.request_id), "documentation_url": SECONDARY_DOC}
         return json_response(body, int(kind), {"Retry-After": "1"})
 
+    def rate_status(self, resource: str) -> dict:
+        """The rate-limit window of `resource` ("core", "graphql"; others are never used)."""
+        with self.lock:
+            if resource not in self._rate:
+                return {"limit": RATE_LIMIT, "used": 0, "remaining": RATE_LIMIT, "reset": int(time.time()) + 3600,
+                        "resource": resource}
+            bucket = self._rate_bucket(resource)
+            exhausted = bool(self._exhausted_until) and time.time() < self._exhausted_until
+            remaining = 0 if exhausted else max(0, RATE_LIMIT - bucket["used"])
+            return {"limit": RATE_LIMIT, "used": RATE_LIMIT - remaining, "remaining": remaining,
+                    "reset": bucket["reset"], "resource": resource}
+
     def finish(self, resp: Response) -> Response:
         """After a non-/_fake request: GitHub's rate-limit and request-id headers; record the call."""
-        resource = getattr(g, "resource", "core")
+        rate = self.rate_status(getattr(g, "resource", "core"))
+        for key in ("limit", "remaining", "used", "reset", "resource"):
+            resp.headers[f"x-ratelimit-{key}"] = str(rate[key])
+        resp.headers["x-github-request-id"] = getattr(g, "request_id", "0000:0000")
+        resp.headers["x-github-api-version-selected"] = "2022-11-28"
+        resp.headers.setdefault("x-github-media-type", "github.v3; format=json")
+        call = {"method": request.method, "path": request.path, "status": resp.status_code}
+        if request.query_string:
+            call["query"] = request.query_string.decode("utf-8", "replace")
+        if getattr(g, "fault", None):
+            call["fault"] = g.fault
+        call["at"] = now_iso()
         with self.lock:
-            r = self._rate_bucket(resource) if resource in self._rate else self._rate["core"]
-            remaining = 0 if self._exhausted_until and time.time() < self._exhausted_until \
-                else max(0, RATE_LIMIT - r["used"])
-            resp.headers["x-ratelimit-limit"] = str(RATE_LIMIT)
-            resp.headers["x-ratelimit-remaining"] = str(remaining)
-            resp.headers["x-ratelimit-used"] = str(RATE_LIMIT - remaining)
-            resp.headers["x-ratelimit-reset"] = str(self._exhausted_until or r["reset"])
-            resp.headers["x-ratelimit-resource"] = resource
-            resp.headers["x-github-request-id"] = getattr(g, "request_id", "0000:0000")
-            resp.headers["x-github-api-version-selected"] = "2022-11-28"
-            resp.headers.setdefault("x-github-media-type", "github.v3; format=json")
-            call = {"method": request.method, "path": request.path, "status": resp.status_code}
-            if request.query_string:
-                call["query"] = request.query_string.decode("utf-8", "replace")
-            if getattr(g, "fault", None):
-                call["fault"] = g.fault
-            call["at"] = now_iso()
             self.calls.append(call)
         return resp
 
