@@ -830,8 +830,8 @@ class Store:
         }
 
     # == contents ==============================================================================
-    def contents(self, path: str, ref: str | None) -> tuple[str, object]:
-        """("file", (sha, bytes, ref)) | ("dir", [entries], ...) for the contents API."""
+    def contents(self, path: str, ref: str | None) -> tuple[str, str]:
+        """(git object type, sha) of `path` at `ref` for the contents API; 404 in GitHub's shape."""
         ref = ref or self.site.default_branch
         commit = self.git.resolve(ref) if not ref.startswith("-") else None
         if commit is None:
@@ -842,7 +842,7 @@ class Store:
             raise not_found("repos/contents#get-repository-content")
         return found[0], found[1]
 
-    def content_file(self, path: str, sha: str, ref: str, inline: bool = True) -> dict:
+    def content_file(self, path: str, sha: str, ref: str) -> dict:
         data = self.git.blob(sha) or b""
         big = len(data) > CONTENT_INLINE_MAX
         out = {"type": "file", "encoding": "none" if big else "base64", "size": len(data),
