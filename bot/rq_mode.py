@@ -69,6 +69,8 @@ class RQTuning(BaseSettings):
     job_timeout_s: int = Field(default=900, gt=0)  # one drain (a PR's jobs); PyGithub may wait out rate limits
     retry_delays_s: tuple[float, ...] = RETRY_DELAYS_S  # backoff after attempt 1, 2, ... (last one repeats)
     executor: str = DEFAULT_EXECUTOR  # dotted path of the function that runs one job (tests, benchmarks swap it)
+    metrics_port: int = Field(default=0, ge=0, le=65535)  # serve this worker's /metrics here (job latency,
+    # findings, API calls live in the worker process in this mode); 0 = off
 
 
 @dataclass(frozen=True)
@@ -415,6 +417,10 @@ def run_worker(settings: Settings, burst: bool = False, name: str | None = None,
     worker = SimpleWorker([queue.rq], connection=queue.r, name=name, serializer=JSONSerializer)
     reaper = _Reaper(RQQueue(settings, tuning=tuning), tuning.reap_interval_s)
     reaper.start()
+    if tuning.metrics_port:
+        from prometheus_client import start_http_server
+
+        start_http_server(tuning.metrics_port)
     log.info("worker %s started (pid %d, lock ttl %ss)", worker.name, os.getpid(), tuning.lock_ttl_s)
     try:
         if not burst:

@@ -34,3 +34,11 @@ def record(job: dict) -> None:
 
 def read(conn: redis.Redis, key: str = RAN) -> list[dict]:
     return [json.loads(x) for x in conn.lrange(key, 0, -1)]
+
+
+def through_jobs_execute(job: dict) -> object:
+    """bot.jobs.execute without GitHub (for kinds that need no port): records the job metrics."""
+    from bot.jobs import Deps, execute
+    from bot.settings import Settings
+
+    return execute(job, Deps(Settings(), port_for=lambda installation_id: None))

@@ -95,3 +95,18 @@ def test_worker_logs_are_json_lines(redis_conn, redis_url, workers):
     assert proc.wait(30) == 0
     lines = [ln for ln in workers.logs().splitlines() if ln.strip()]
     assert lines and all(json.loads(ln)["level"] for ln in lines), lines
+
+
+def test_worker_serves_its_own_metrics(redis_conn, redis_url, workers):
+    import requests
+
+    from tests.scaleout.conftest import _free_port
+
+    port = _free_port()
+    workers.env.update(RQ_METRICS_PORT=str(port), RQ_EXECUTOR="tests.scaleout.executors.through_jobs_execute")
+    q = make_queue(redis_conn, redis_url)
+    q.submit(job(kind="noop"))
+    workers.start("w1")
+    assert q.join(30), workers.logs()
+    text = requests.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text
+    assert 'recipe_review_job_seconds_count{kind="noop",status="unknown"} 1.0' in text
