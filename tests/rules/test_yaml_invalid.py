@@ -40,3 +40,33 @@ def test_alias_bomb_is_rejected_quickly():
 def test_missing_content_is_said_not_skipped():
     r = _run(FileChange("big.yaml", "modified", head=None))
     assert len(r.findings) == 1 and "not available" in r.findings[0].message
+
+
+def _big_master(n=3000):
+    return "".join(f"key-{i}:\n  image: repo/img:v{i}\n  conc-list: [1, 2, 4]\n\n" for i in range(n))
+
+
+def test_large_file_parses_only_the_changed_blocks():
+    from rules.document import LARGE_YAML_BYTES, changed_block_errors
+
+    base = _big_master()
+    head = base.replace("key-1500:\n  image: repo/img:v1500\n", "key-1500:\n  image: repo/img:v9\n")
+    assert len(head) > LARGE_YAML_BYTES
+    assert changed_block_errors("m.yaml", head, base) == (None, 1)
+    r = _run(FileChange("configs/nvidia-master.yaml", "modified", base=base.encode(), head=head.encode()))
+    assert r.findings == [] and r.checks[0].status == "passed"
+
+
+def test_large_file_error_in_a_changed_block_is_found_at_its_line():
+    base = _big_master()
+    head = base.replace("key-1500:\n  image: repo/img:v1500\n  conc-list: [1, 2, 4]\n",
+                        "key-1500:\n  image: repo/img:v1500\n  conc-list: [1, 2, 4\n")
+    (f,) = _run(FileChange("configs/nvidia-master.yaml", "modified", base=base.encode(), head=head.encode())).findings
+    assert 1500 * 4 + 3 <= f.line <= 1500 * 4 + 5 and "does not parse" in f.message
+
+
+def test_large_file_duplicate_top_level_key_is_found():
+    base = _big_master()
+    head = base + "key-7:\n  image: repo/img:v7\n"
+    (f,) = _run(FileChange("configs/nvidia-master.yaml", "modified", base=base.encode(), head=head.encode())).findings
+    assert "duplicate key" in f.message
