@@ -102,6 +102,8 @@ _EXTRA_COMMANDS: list = []
 def _register_extras() -> None:
     import importlib
 
+    if _EXTRA_COMMANDS:  # main() may run more than once in a process (tests)
+        return
     for mod in ("bot.serve_cli", "bot.fakegithub.cli", "bot.demo", "bot.docs"):
         try:
             m = importlib.import_module(mod)

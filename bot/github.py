@@ -123,7 +123,10 @@ class GitHubPort(Protocol):
 
 def make_retry(settings: Settings) -> GithubRetry:
     """PyGithub's retry: 5xx, 403/429 with Retry-After, primary rate-limit resets, with backoff."""
-    return GithubRetry(total=settings.max_retries, backoff_factor=0.2,
+    # PATCH, PUT and DELETE are idempotent here (edit a comment, update a check run, remove a
+    # label), so they are retried too; urllib3's default list leaves PATCH out.
+    methods = frozenset(GithubRetry.DEFAULT_ALLOWED_METHODS) | {"GET", "POST", "PATCH", "PUT", "DELETE"}
+    return GithubRetry(total=settings.max_retries, backoff_factor=0.2, allowed_methods=methods,
                        secondary_rate_wait=5, max_rate_limit_wait=120)
 
 

@@ -144,7 +144,10 @@ def register(app: Flask, fake) -> None:
     def fake_faults():
         p = _payload()
         fake.set_faults(float(p.get("rate") or 0.0), p.get("seed"))
-        return _json({"rate": fake.fault_rate})
+        if "unresolvable_paths" in p:
+            with fake.lock:
+                fake.unresolvable_paths = {str(x) for x in p.get("unresolvable_paths") or ()}
+        return _json({"rate": fake.fault_rate, "unresolvable_paths": sorted(fake.unresolvable_paths)})
 
     @app.post("/_fake/rate-limit")
     def fake_rate_limit():

@@ -64,6 +64,7 @@ class FakeGitHub(Store):
         super().__init__(Path(repo_dir), repo=repo, collaborators=collaborators, default_branch=default_branch,
                          app_slug=app_slug, app_id=app_id, installation_id=installation_id)
         self.fault_rate = float(fault_rate)
+        self.unresolvable_paths: set[str] = set()  # review comments on these paths get a 422
         self._rng = random.Random(fault_seed)
         self.calls: list[dict] = []
         self._request_no = 0

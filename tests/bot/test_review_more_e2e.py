@@ -157,3 +157,22 @@ def test_binary_and_undecodable_yaml_become_findings(git_repo, fake_github, harn
     text = summary(state)["body"] + "".join(c["body"] for c in state["review_comments"])
     assert "bin.yaml" in text and "latin1.yaml" in text
     assert [r["conclusion"] for r in state["check_runs"] if r["name"] == "recipe-review"] == ["failure"]
+
+
+def test_a_422_on_one_comment_keeps_the_others_and_moves_it_to_the_summary(git_repo, fake_github, harness):
+    n = misplaced_pr(git_repo, fake_github)
+    # A second inline finding in another file: a broken recipe YAML added by the PR.
+    git_repo.commit({"benchmarks/multi_node/r/bad.yaml": "a: 1\nb: 2\nc: d: e\nf: 3\n"}, "recipe", branch="pr")
+    fake_github.move_head(n, "pr")
+    requests_ = __import__("requests")
+    requests_.post(f"{fake_github.url}/_fake/faults", json={"unresolvable_paths": ["benchmarks/multi_node/r/bad.yaml"]},
+                   timeout=10).raise_for_status()
+    h = harness(n)
+    h.deliver("pull_request", h.payload("opened"))
+    state = h.settle()
+    assert len(rr(state, "RR001")) == 1  # the rest of the review was posted
+    assert rr(state, "RR012") == []
+    body = summary(state)["body"]
+    assert "#### Not on a diff line" in body and "bad.yaml" in body and "`RR012`" in body
+    rejected = [c for c in state["calls"] if c["path"].endswith("/reviews") and c["status"] == 422]
+    assert rejected, [c for c in state["calls"] if "review" in c["path"]]  # GitHub refused the review containing it at least once
