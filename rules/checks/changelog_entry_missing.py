@@ -125,9 +125,10 @@ def benchmark_changes(ctx: ReviewContext) -> list[BenchmarkChange]:
             what = {"recipes": "recipe", "scripts": "script"}
             if head_kind in BENCHMARK_KINDS and f.status != "removed":
                 kind = what[head_kind]
-                if f.status == "renamed" and f.base == f.head and base_kind in BENCHMARK_KINDS:
-                    detail = f"{f.path}: {kind} renamed from {f.previous_path}"
-                    out.append(BenchmarkChange(f.path, (added or [None])[0], kind, False, detail))
+                if f.status == "renamed" and f.base == f.head and not added and not deleted_at:
+                    # A pure move (same bytes): what runs is unchanged, so it is cleanup, not a new result.
+                    detail = f"{f.path}: {kind} moved from {f.previous_path} unchanged"
+                    out.append(BenchmarkChange(f.path, None, kind, True, detail))
                 elif f.patch is not None and not added and f.status != "added":
                     out.append(BenchmarkChange(f.path, (deleted_at or [None])[0], kind, True,
                                                f"{f.path}: {kind} lines deleted only"))
@@ -151,12 +152,12 @@ def entry_state(ctx: ReviewContext) -> tuple[int, str | None]:
 
 
 def cleanup_reason(ctx: ReviewContext, changes: list[BenchmarkChange]) -> str | None:
-    """Why the PR counts as cleanup (revert title, only removals or deprecation moves), or None."""
+    """Why the PR counts as cleanup (revert title; only removals, moves to deprecated/ or unchanged moves), or None."""
     title = ctx.changeset.title or ""
     if REVERT_TITLE.match(title):
         return f"the PR title `{title[:80]}` marks a revert"
     if changes and all(c.removal for c in changes):
-        return "the PR only removes benchmark configs, recipes or scripts (or moves them to deprecated/)"
+        return "the PR only removes or moves benchmark configs, recipes or scripts (e.g. into deprecated/)"
     return None
 
 
@@ -194,7 +195,10 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
         return  # changelog-entry-missing-for-cleanup reports it as a nit
     first = next(c for c in changes if not c.removal)
     names = [k for c in changes for k in c.keys]
-    subject = f"changes {_listed(names)}" if names else f"changes the {first.what} `{first.path}`"
+    if first.keys:
+        subject = f"changes {_listed(names)}"
+    else:
+        subject = f"changes the {first.what} `{first.path}`" + (f" and {_listed(names)}" if names else "")
     yield Problem(first.path, first.line, f"this PR {subject} but appends no perf-changelog entry, so no sweep will run",
                   fix=suggested_entry(ctx, names or recipe_keys(ctx, first.path)),
                   evidence=tuple(c.detail for c in changes[:10]) + ("no changelog entry is added",))

@@ -11,10 +11,13 @@ every other runner pool.
       image: /lustre/fsw/images/vllm-v0.20.1.sqsh      # local squashfs file
     dsv4-fp4-b300-vllm:
       image: myregistry.local:5000/vllm/vllm-openai:v0.20.1   # private registry
+    minimaxm2.5-fp8-mi355x-sglang:
+      image: minimax-m25-disagg:latest                  # no org: a locally built image
 
 ## Fix
-Push the image to a public registry (Docker Hub `org/repo`, `nvcr.io/`, `ghcr.io/`, `quay.io/`)
-and reference it by that name with a release tag, e.g. `vllm/vllm-openai:v0.20.1`.
+Push the image to a public registry (Docker Hub `org/repo`, `nvcr.io/`, `ghcr.io/`, `quay.io/`,
+`public.ecr.aws/`) and reference it by that name with a release tag, e.g.
+`vllm/vllm-openai:v0.20.1`.
 
 ## Options
 - `public_registries`: registry hosts treated as public, besides Docker Hub references without
@@ -37,7 +40,7 @@ LOCAL_PREFIXES = ("/", ".", "~", "file:", "\\")
 
 class Options(RuleOptions):
     # Registry hosts whose images anyone can pull (compared case-insensitively).
-    public_registries: tuple[str, ...] = ("docker.io", "nvcr.io", "ghcr.io", "quay.io")
+    public_registries: tuple[str, ...] = ("docker.io", "nvcr.io", "ghcr.io", "quay.io", "public.ecr.aws")
 
 
 def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | Skipped]:
@@ -70,6 +73,13 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
             yield Problem(info.path, line,
                           f"image `{image}` is pulled from `{ref.host}`, which is not a public registry",
                           evidence=(*evidence, f"public registries: Docker Hub, {', '.join(sorted(public - {DOCKER_HUB}))}"))
+            continue
+        if ref.host == DOCKER_HUB and ("/" not in ref.repository or ref.repository.startswith("library/")):
+            yield Problem(info.path, line,
+                          f"image `{image}` names no Docker Hub organisation, so it is a locally built image "
+                          "or an official base image, not a published engine image",
+                          evidence=(*evidence, "Docker Hub engine images are `org/repo:tag` (e.g. `vllm/vllm-openai`); "
+                                               "a bare name resolves to the `library/` namespace"))
             continue
         where = "Docker Hub" if ref.host == DOCKER_HUB else ref.host
         ok[(image, where)].append(info.key)

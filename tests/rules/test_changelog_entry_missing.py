@@ -40,8 +40,10 @@ CASES = [
                                       patch_for([3]))], None, None, None),
     ("recipe modified", [FileChange(RECIPE, "modified", patch=patch_for([7, 9]))], None, "RR009", 7),
     ("script added without patch", [FileChange(SCRIPT, "added")], None, "RR009", 0),
-    ("recipe renamed unchanged", [FileChange(RECIPE, "renamed", base=b"a: 1\n", head=b"a: 1\n",
-                                             previous_path=RECIPE.replace("agg", "old"))], None, "RR009", 0),
+    ("recipe moved unchanged", [FileChange(RECIPE, "renamed", base=b"a: 1\n", head=b"a: 1\n",
+                                           previous_path=RECIPE.replace("agg", "old"))], None, "RR010", 0),
+    ("recipe moved and edited", [FileChange(RECIPE, "renamed", base=b"a: 1\n", head=b"a: 2\n", patch=patch_for([1]),
+                                            previous_path=RECIPE.replace("agg", "old"))], None, "RR009", 1),
     ("deprecated recipe edited", [FileChange("benchmarks/single_node/deprecated/x.sh", "modified",
                                              patch=patch_for([3]))], None, None, None),
     ("unrelated file", [FileChange("README.md", "modified", patch=patch_for([1]))], None, None, None),
@@ -85,6 +87,14 @@ def test_message_names_changed_keys_and_fix_is_a_ready_entry():
     assert f.message == "this PR changes `dsv4-fp4-b300-vllm` but appends no perf-changelog entry, so no sweep will run"
     assert "- config-keys:\n    - dsv4-fp4-b300-vllm\n" in f.fix and "https://github.com/o/r/pull/77" in f.fix
     assert f.evidence[0] == "configs/nvidia-master.yaml: 1 key added or changed (`dsv4-fp4-b300-vllm`)"
+
+
+def test_script_first_message_also_names_the_changed_keys():
+    files = (FileChange("benchmarks/benchmark_lib.sh", "modified", patch=patch_for([2])),
+             modified(NV, BASE, B300_CHANGED, patch_for([29])))
+    [f] = run(ChangeSet(files=files), rules=[rule]).findings
+    assert (f.path, f.line) == ("benchmarks/benchmark_lib.sh", 2)
+    assert f.message.startswith("this PR changes the script `benchmarks/benchmark_lib.sh` and `dsv4-fp4-b300-vllm` but")
 
 
 def test_recipe_change_fix_names_the_keys_that_use_it():

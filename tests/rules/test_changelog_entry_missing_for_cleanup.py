@@ -15,10 +15,10 @@ def _run(*files, title=None):
 
 
 @pytest.mark.parametrize("files, title, evidence", [
-    ([modified(NV, BASE, GONE, patch_for(deleted_at=16))], None, "only removes"),
-    ([FileChange(RECIPE, "removed")], None, "only removes"),
+    ([modified(NV, BASE, GONE, patch_for(deleted_at=16))], None, "only removes or moves"),
+    ([FileChange(RECIPE, "removed")], None, "only removes or moves"),
     ([FileChange("configs/deprecated/nvidia-x-master.yaml", "renamed", base=BASE, head=BASE, previous_path=NV)],
-     None, "only removes"),
+     None, "only removes or moves"),
     ([modified(NV, BASE, master(ROWS[0], row("dsv4-fp4-b300-vllm", tp=2), ROWS[2]), patch_for([29]))],
      'Revert "Raise TP"', "marks a revert"),
 ], ids=["key removed", "recipe removed", "whole master file moved to deprecated", "revert that changes a key"])

@@ -16,7 +16,10 @@ def _run(image, config=None):
 
 @pytest.mark.parametrize("image, problem", [
     ("vllm/vllm-openai:v0.21.0", None),
-    ("ubuntu:24.04", None),
+    ("public.ecr.aws/q9t5s3a7/vllm-release-repo:fbd51e3", None),
+    ("ubuntu:24.04", "names no Docker Hub organisation"),
+    ("minimax-m25-disagg:latest", "names no Docker Hub organisation"),
+    ("docker.io/library/python:3.12", "names no Docker Hub organisation"),
     ("nvcr.io/nvidia/ai-dynamo/sglang-runtime:0.8.1", None),
     ("nvcr.io#nvidia/ai-dynamo/sglang-runtime:0.8.1", None),
     ("ghcr.io/org/engine:1.0", None),
@@ -32,7 +35,8 @@ def _run(image, config=None):
     ("localhost/vllm:1", "`localhost`, which is not a public registry"),
     ("Vllm/VLLM-openai:v1", "is not a container image reference"),
     ("'vllm/vllm-openai:v1 --gpus all'", "is not a container image reference"),
-], ids=["docker hub org/repo", "docker hub official", "nvcr.io slash", "nvcr.io enroot hash", "ghcr.io", "quay.io",
+], ids=["docker hub org/repo", "public ECR", "docker hub official base image", "locally built image",
+        "explicit library namespace", "nvcr.io slash", "nvcr.io enroot hash", "ghcr.io", "quay.io",
         "explicit docker.io", "host case-insensitive", "absolute sqsh", "relative sqsh", "sqsh without a leading slash",
         "home path", "private registry with port", "unknown host", "localhost", "uppercase repo", "spaces"])
 def test_image(image, problem):
@@ -77,4 +81,4 @@ def test_unreadable_master_is_skipped_not_crashed():
 
 
 def test_default_options_are_the_public_registries():
-    assert EngineConfig().options_for(rule).public_registries == ("docker.io", "nvcr.io", "ghcr.io", "quay.io")
+    assert EngineConfig().options_for(rule).public_registries == ("docker.io", "nvcr.io", "ghcr.io", "quay.io", "public.ecr.aws")
