@@ -1,6 +1,6 @@
 """Scale-out throughput: review jobs per second with 1 and with 4 RQ workers, and webhook acks meanwhile.
 
-Usage: python benchmarks/throughput.py [--jobs 40] [--workers 1 4] [--repeats 1]
+Usage: python benchmarks/throughput.py [--jobs 60] [--workers 1 4] [--repeats 1]
 
 Everything runs as the product runs it, each in its own process: a private redis-server (or
 REDIS_URL, flushed), the fake GitHub (`recipe-review fake-github`, no faults), the bot
@@ -59,6 +59,17 @@ def wait_http(url: str, timeout: float = 60) -> None:
     raise RuntimeError(f"{url} did not come up")
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process and its live children (gunicorn's workers), from /proc (Linux)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return 0.0
+    own = sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    return own + sum(cpu_seconds(int(c)) for c in children)
+
+
 def pct(values: list[float], p: float) -> float:
     v = sorted(values)
     return v[min(len(v) - 1, int(round(p / 100 * (len(v) - 1))))]
@@ -93,7 +104,7 @@ class Procs:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--jobs", type=int, default=40, help="reviews per round")
+    ap.add_argument("--jobs", type=int, default=60, help="reviews per round")
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 4])
     ap.add_argument("--repeats", type=int, default=1, help="rounds per worker count (median reported)")
     args = ap.parse_args()
@@ -186,6 +197,9 @@ def one_round(workers: int, prs: list[int], fake: str, url: str, queue, procs: P
         return dt
 
     ids = {n: f"{n}-{uuid.uuid4()}" for n in prs}
+    fake_pid, serve_pid = procs.procs[0].pid, procs.procs[1].pid
+    cpu0 = {"fake": cpu_seconds(fake_pid), "bot": cpu_seconds(serve_pid),
+            "workers": sum(cpu_seconds(p.pid) for p in started)}
     t_start = time.perf_counter()
     with ThreadPoolExecutor(8) as pool:
         job_acks = list(pool.map(lambda n: post(bodies[n], ids[n]), prs))
@@ -207,12 +221,15 @@ def one_round(workers: int, prs: list[int], fake: str, url: str, queue, procs: P
     stop.set()
     for s in streams:
         s.join()
+    cpu = {"fake": cpu_seconds(fake_pid) - cpu0["fake"], "bot": cpu_seconds(serve_pid) - cpu0["bot"],
+           "workers": sum(cpu_seconds(p.pid) for p in started) - cpu0["workers"]}
     state = http.get(f"{fake}/_fake/state", timeout=30).json()
     heads = {str(n): state["prs"][str(n)]["head"]["sha"] for n in prs}
     reviewed = {r["head_sha"] for r in state["check_runs"] if r["name"] == "recipe-review"}
     complete = complete and all(h in reviewed for h in heads.values())
     Procs.stop(started)
-    print(f"  round with {workers} worker(s): {len(prs)} reviews in {elapsed:.1f} s, all posted: {complete}")
+    print(f"  round with {workers} worker(s): {len(prs)} reviews in {elapsed:.1f} s, all posted: {complete}; "
+          f"CPU seconds: workers {cpu['workers']:.1f}, fake GitHub {cpu['fake']:.1f}, bot (webhook) {cpu['bot']:.1f}")
     return {"jobs_per_s": len(prs) / elapsed, "job_acks": job_acks, "busy_acks": busy_acks, "complete": complete}
 
 
