@@ -783,16 +783,18 @@ def _comment_claims(ctx, f, text: str) -> list[LocatedClaim]:
     lines = text.split("\n")
     out: list[LocatedClaim] = []
     for b in blocks(text, comments_of(f.path, text)):
+        fresh = touched is None or any(c.line in touched for c in b.lines)
+        ann = b.annotates
+        ann_fresh = ann is not None and (touched is None or ann in touched)
+        if not (fresh or ann_fresh):
+            continue  # neither the comment nor the value it annotates changed: the rules skip it
         joined, spans = b.joined()
         claims = find_claims(joined)
         if not claims:
             continue
-        fresh = touched is None or any(c.line in touched for c in b.lines)
-        ann = b.annotates
         ann_text = lines[ann - 1] if ann else None
         if ann_text is not None and b.trailing:
             ann_text = ann_text[: b.lines[0].col]
-        ann_fresh = ann is not None and (touched is None or ann in touched)
         for c in claims:
             cl, _ = b.locate(spans, c.rel_at)
             sline = None

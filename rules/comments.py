@@ -87,6 +87,8 @@ def _comment_text(raw: str, col: int) -> tuple[str, int]:
 
 def _yaml_comment_col(raw: str, quote: str | None) -> tuple[int | None, str | None]:
     """Column of a YAML comment in `raw` (or None), and the quote still open at line end."""
+    if quote is None and "#" not in raw and "'" not in raw and '"' not in raw:
+        return None, None  # the common line: no comment, no quote to track
     i, n = 0, len(raw)
     prev: str | None = None  # last non-blank character outside quotes
     while i < n:

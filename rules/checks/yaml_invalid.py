@@ -19,7 +19,7 @@ from collections.abc import Iterator
 
 from rules.config import RuleOptions
 from rules.context import ReviewContext
-from rules.document import LARGE_YAML_BYTES, MAX_YAML_BYTES, changed_block_errors
+from rules.document import LARGE_YAML_BYTES, MAX_YAML_BYTES, changed_block_errors, load_values
 from rules.finding import Passed, Problem, Severity
 
 CODE = "RR012"
@@ -43,7 +43,7 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             # Large file with a known base: parse only the top-level blocks this PR changed.
             error, _ = changed_block_errors(f.path, head, base)
         else:
-            error = ctx.head_doc(f.path).error
+            error = load_values(f.path, f.head)[1]
         if error is not None:
             yield Problem(f.path, error.line, f"YAML does not parse: {error.message}",
                           evidence=(f"parser error at line {error.line or '?'}",))

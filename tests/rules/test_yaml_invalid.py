@@ -70,3 +70,21 @@ def test_large_file_duplicate_top_level_key_is_found():
     head = base + "key-7:\n  image: repo/img:v7\n"
     (f,) = _run(FileChange("configs/nvidia-master.yaml", "modified", base=base.encode(), head=head.encode())).findings
     assert "duplicate key" in f.message
+
+
+def test_custom_tags_are_valid_as_the_round_trip_loader_says():
+    r = _run(FileChange("benchmarks/x.yaml", "added", head=b"image: !env IMAGE\nlist: !!set {a, b}\n"))
+    assert r.findings == []
+
+
+def test_fast_and_round_trip_loaders_agree_on_errors():
+    from rules.document import load_values, parse_yaml
+
+    for text in (b"a: [1\n", b"a: 1\na: 2\n", b"- a\nb: 1\n", b"a:\n  - b\n c: 1\n", b"ok: 1\n"):
+        assert (load_values("x", text)[1] is None) == parse_yaml("x", text).ok, text
+
+
+def test_yaml_12_plain_scalars_in_flow_mappings_are_valid():
+    # libyaml rejects `a:1` inside a flow mapping; YAML 1.2 (ruamel, and the rules) accepts it.
+    r = _run(FileChange("configs/nvidia-master.yaml", "added", head=b"k-1: {image: a:1, model-prefix: k}\n"))
+    assert r.findings == []
