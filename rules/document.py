@@ -13,6 +13,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 # Bounded time and memory on hostile input (see the issue on hostile PRs).
 MAX_YAML_BYTES = 8 * 1024 * 1024
@@ -70,6 +71,73 @@ def _yaml() -> YAML:
     y = YAML(typ="rt")
     y.allow_duplicate_keys = False
     return y
+
+
+_NO_FAST = object()
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def _fast_lined(text: str):
+    """The round-trip tree (CommentedMap/Seq with key and item lines) built from nodes composed by
+    ruamel's C parser: about 5x faster than the round-trip loader. Returns _NO_FAST whenever the
+    fast path cannot be sure to match the round-trip loader (no C parser, any parse problem, merge
+    keys, complex or duplicate keys), and the caller parses the slow, reference way.
+    """
+    y = _fast_yaml()
+    if "CParser" not in getattr(y.Parser, "__name__", ""):
+        return _NO_FAST
+    try:
+        node = y.compose(text)
+    except Exception:  # any error: the reference parser words it
+        return _NO_FAST
+    if node is None:
+        return None
+    construct = y.constructor.construct_object
+    memo: dict[int, object] = {}
+    stack_guard = [0]
+
+    def build(n):
+        got = memo.get(id(n))
+        if got is not None:
+            return got
+        stack_guard[0] += 1
+        if stack_guard[0] > 500:
+            raise RecursionError("nesting")
+        try:
+            if isinstance(n, MappingNode):
+                m = CommentedMap()
+                memo[id(n)] = m
+                m._yaml_set_line_col(n.start_mark.line, n.start_mark.column)
+                for kn, vn in n.value:
+                    if kn.tag == _MERGE_TAG or not isinstance(kn, ScalarNode):
+                        raise _Fallback
+                    k = construct(kn, deep=True)
+                    if k in m:
+                        raise _Fallback
+                    m[k] = build(vn)
+                    m.lc.add_kv_line_col(k, [kn.start_mark.line, kn.start_mark.column,
+                                             vn.start_mark.line, vn.start_mark.column])
+                return m
+            if isinstance(n, SequenceNode):
+                seq = CommentedSeq()
+                memo[id(n)] = seq
+                seq._yaml_set_line_col(n.start_mark.line, n.start_mark.column)
+                for i, it in enumerate(n.value):
+                    seq.append(build(it))
+                    seq.lc.add_kv_line_col(i, [it.start_mark.line, it.start_mark.column])
+                return seq
+            return construct(n, deep=True)
+        finally:
+            stack_guard[0] -= 1
+
+    try:
+        return build(node)
+    except (_Fallback, RecursionError, TypeError, ValueError, YAMLError):
+        return _NO_FAST
+
+
+class _Fallback(Exception):
+    """The fast path declines; the round-trip loader decides."""
 
 
 def _fast_yaml() -> YAML:
@@ -193,6 +261,12 @@ def parse_yaml(path: str, raw: bytes | str | None) -> Document:
         if len(text) > MAX_YAML_BYTES:
             return Document(path, "", error=YamlError(
                 None, f"file is {len(text):,} characters; files over {MAX_YAML_BYTES:,} are not parsed"))
+    data = _fast_lined(text)
+    if data is not _NO_FAST:
+        if expanded_size(data) is None:
+            return Document(path, text, error=YamlError(
+                None, f"YAML aliases expand to more than {MAX_EXPANDED_NODES:,} nodes (alias bomb or recursive alias)"))
+        return Document(path, text, data=data)
     try:
         data = _yaml().load(io.StringIO(text))
     except MarkedYAMLError as err:
