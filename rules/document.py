@@ -7,6 +7,7 @@ UTF-8). Parsing is ruamel.yaml round-trip, so every mapping and sequence knows i
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +18,9 @@ from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 # Bounded time and memory on hostile input (see the issue on hostile PRs).
 MAX_YAML_BYTES = 8 * 1024 * 1024
+# Real recipes and configs nest < 20 levels; past these the parsers only burn time to fail.
+MAX_FLOW_DEPTH = 64
+MAX_INDENT = 512
 MAX_EXPANDED_NODES = 2_000_000
 
 
@@ -148,6 +152,46 @@ def _fast_yaml() -> YAML:
     return y
 
 
+_FLOW_TOKENS = re.compile(r"[\[\]{}'\"\n#]")
+_DEEP_INDENT = re.compile(r"^ {%d,}\S" % (MAX_INDENT + 1), re.M)
+
+
+def nesting_error(text: str) -> YamlError | None:
+    """A cheap pre-scan: flow nesting (`[`/`{` outside quotes and comments) or indentation deeper
+    than any real file, reported before a parser spends seconds on it. Only bracket, quote, `#`
+    and newline characters are visited; quotes and comments end at the end of their line (an
+    approximation that can only under-count)."""
+    m = _DEEP_INDENT.search(text)
+    if m:
+        return YamlError(text.count("\n", 0, m.start()) + 1, f"a line is indented more than {MAX_INDENT} columns")
+    if text.count("[") + text.count("{") <= MAX_FLOW_DEPTH:
+        return None
+    depth, quote, comment, line = 0, None, False, 1
+    for m in _FLOW_TOKENS.finditer(text):
+        ch = m.group()
+        if ch == "\n":
+            line += 1
+            quote, comment = None, False
+            continue
+        if comment:
+            continue
+        if quote:
+            if ch == quote:
+                quote = None
+            continue
+        if ch == "#":
+            comment = m.start() == 0 or text[m.start() - 1] in " \t\n"
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_FLOW_DEPTH:
+                return YamlError(line, f"flow collections nest deeper than {MAX_FLOW_DEPTH} levels")
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+        else:
+            quote = ch
+    return None
+
+
 def _plain_copy(node):
     if isinstance(node, dict):
         return {k: _plain_copy(v) for k, v in node.items()}
@@ -174,6 +218,9 @@ def load_values(path: str, raw: bytes | str | None) -> tuple[object, YamlError |
             return None, parse_yaml(path, raw).error
     if len(text) > MAX_YAML_BYTES:
         return None, parse_yaml(path, text).error
+    deep = nesting_error(text)
+    if deep is not None:
+        return None, deep
     try:
         try:
             data = _fast_yaml().load(text)
@@ -261,6 +308,9 @@ def parse_yaml(path: str, raw: bytes | str | None) -> Document:
         if len(text) > MAX_YAML_BYTES:
             return Document(path, "", error=YamlError(
                 None, f"file is {len(text):,} characters; files over {MAX_YAML_BYTES:,} are not parsed"))
+    deep = nesting_error(text)
+    if deep is not None:
+        return Document(path, text, error=deep)
     data = _fast_lined(text)
     if data is not _NO_FAST:
         if expanded_size(data) is None:

@@ -61,3 +61,20 @@ def _reference_ok(text):
         return True
     except Exception:
         return False
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("k: " + "[" * 100 + "]" * 100 + "\n", "nest deeper than 64"),
+    ("k: " + "{a: " * 80 + "1" + "}" * 80 + "\n", "nest deeper than 64"),
+    ("a:\n" + " " * 600 + "b: 1\n", "indented more than 512"),
+], ids=["deep flow sequence", "deep flow mapping", "huge indentation"])
+def test_hostile_nesting_is_refused_before_parsing(text, needle):
+    doc = parse_yaml("x.yaml", text)
+    assert doc.error is not None and needle in doc.error.message
+
+
+@pytest.mark.parametrize("text", ["a: '[[[[ {{{{'\nb: \"]]]\"\n" + "".join(f"c{i}: [1, 2]\n" for i in range(40)),
+                                  "# [[[[[[ in a comment\n" * 80 + "a: 1\n"],
+                         ids=["brackets in quotes", "brackets in comments"])
+def test_brackets_in_quotes_and_comments_are_not_nesting(text):
+    assert parse_yaml("x.yaml", text).ok
