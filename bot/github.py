@@ -20,6 +20,7 @@ import github
 from github import Auth, Github, GithubException, GithubIntegration, GithubRetry
 from github.PaginatedList import PaginatedList
 
+from bot import metrics
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -155,6 +156,17 @@ def client_for(settings: Settings, installation_id: int | None = None) -> Github
         return _CLIENTS[key]
 
 
+def _observe(port, what: str) -> None:
+    """Count the call and remember the rate-limit budget GitHub last reported (no extra request)."""
+    metrics.API_CALLS.labels(what).inc()
+    try:
+        remaining = port.req.rate_limiting[0]
+    except (AttributeError, IndexError, TypeError):
+        return
+    if isinstance(remaining, int) and remaining >= 0:
+        metrics.RATE_REMAINING.set(remaining)
+
+
 def _wrap(what: str):
     def deco(fn):
         def inner(*args, **kwargs):
@@ -165,6 +177,9 @@ def _wrap(what: str):
                 raise GitHubError(f"{what}: {err.status} {msg}", err.status) from err
             except github.BadAttributeException as err:  # malformed response
                 raise GitHubError(f"{what}: malformed response ({err})") from err
+            finally:
+                if args and isinstance(args[0], PyGithubPort):
+                    _observe(args[0], fn.__name__)
         inner.__name__ = fn.__name__
         return inner
     return deco

@@ -80,3 +80,15 @@ def test_closed_and_draft_prs_are_not_reviewed(sc):
     sc.deliver("pull_request", sc.payload("reopened") | {"action": "synchronize"})
     state = sc.settle()
     assert writes(state["calls"]) == []
+
+
+def test_metrics_count_api_calls_and_rate_limit(sc):
+    sc.deliver("pull_request", sc.payload("opened"))
+    sc.settle()
+    text = sc.http.get(f"{sc.server.url}/metrics", timeout=10).text
+    assert 'recipe_review_github_calls_total{kind="compare"}' in text
+    assert 'recipe_review_github_calls_total{kind="create_review"}' in text
+    line = next(ln for ln in text.splitlines() if ln.startswith("recipe_review_github_rate_limit_remaining "))
+    assert float(line.split()[1]) > 0
+    assert 'recipe_review_findings_total{code="RR001",severity="blocking"}' in text
+    assert "recipe_review_job_seconds_bucket" in text
