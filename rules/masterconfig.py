@@ -25,7 +25,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from rules.context import ReviewContext
-from rules.document import MAX_YAML_BYTES, expanded_size, load_values, parse_yaml
+from rules.document import MAX_YAML_BYTES, expanded_size, load_values, nesting_error, parse_yaml
 from rules.finding import Skipped
 
 Side = Literal["head", "base"]
@@ -55,8 +55,14 @@ def _plain(node: Any) -> Any:
     return node
 
 
+WHOLE_FILE_KEYS = 1000
+
+
 def parse_block(text: str) -> tuple[Any, str | None]:
     """Parse one key's block with the safe loader: (value of its single key, error or None)."""
+    deep = nesting_error(text)
+    if deep is not None:
+        return None, deep.message
     try:
         try:
             data = _safe_yaml().load(io.StringIO(text))
@@ -92,6 +98,12 @@ class KeyInfo:
     _parsed: tuple[Any, str | None] | None = field(default=None, repr=False)
 
     def _parse(self) -> tuple[Any, str | None]:
+        if self._parsed is None and self._file is not None and len(self._file.keys) > WHOLE_FILE_KEYS:
+            # Thousands of keys (a generated or hostile file): one fast whole-file load beats
+            # thousands of block loads.
+            whole = self._file.full_values()
+            if whole is not None and self.key in whole:
+                self._parsed = (whole[self.key], None)
         if self._parsed is None:
             value, error = parse_block(self.text)
             if error is not None and self._file is not None:

@@ -31,6 +31,17 @@ class Command:
     conditions: tuple[str, ...]  # text of every enclosing if/elif/while/case condition
 
 
+# Real benchmark scripts are a few hundred lines; a larger "script" is not scanned (bounded time).
+MAX_SCRIPT_BYTES = 2 * 1024 * 1024
+
+
+def too_large(raw: bytes | None) -> str | None:
+    """Why a script is not scanned (size), or None."""
+    if raw is not None and len(raw) > MAX_SCRIPT_BYTES:
+        return f"script is {len(raw):,} bytes; scripts over {MAX_SCRIPT_BYTES:,} bytes are not scanned"
+    return None
+
+
 def strip_comments(text: str) -> list[str]:
     """The script's physical lines with comments blanked out."""
     lines = text.split("\n")

@@ -27,7 +27,7 @@ from rules.comments import touched_lines
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.shell import commands
+from rules.shell import commands, too_large
 
 CODE = "RR303"
 NAME = "expert-parallel-unconditional"
@@ -58,6 +58,10 @@ def _mentions(text: str, names: set[str]) -> bool:
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
     for f in ctx.changeset.files:
         if f.status == "removed" or ctx.kind(f.path) != "scripts":
+            continue
+        big = too_large(f.head)
+        if big is not None:
+            yield Skipped(f"{f.path}: {big}; expert-parallel flag not checked", path=f.path)
             continue
         text = f.head_text
         if text is None:

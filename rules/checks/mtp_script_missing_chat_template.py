@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.shell import commands
+from rules.shell import commands, too_large
 
 CODE = "RR302"
 NAME = "mtp-script-missing-chat-template"
@@ -59,6 +59,10 @@ def _suggestion(lines: list[str], line: int, end_line: int) -> str | None:
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
     for f in ctx.changeset.files:
         if f.status == "removed" or not _applies(ctx, f.path):
+            continue
+        big = too_large(f.head)
+        if big is not None:
+            yield Skipped(f"{f.path}: {big}; chat-template flag not checked", path=f.path)
             continue
         text = f.head_text
         if text is None:
