@@ -1,6 +1,6 @@
 """Scale-out throughput: review jobs per second with 1 and with 4 RQ workers, and webhook acks meanwhile.
 
-Usage: python benchmarks/throughput.py [--jobs 60] [--workers 1 4] [--repeats 1]
+Usage: python benchmarks/throughput.py [--jobs 60] [--workers 1 4] [--repeats 1] [--latency-ms 0]
 
 Everything runs as the product runs it, each in its own process: a private redis-server (or
 REDIS_URL, flushed), the fake GitHub (`recipe-review fake-github`, no faults), the bot
@@ -8,8 +8,11 @@ REDIS_URL, flushed), the fake GitHub (`recipe-review fake-github`, no faults), t
 count, N workers are started and idle, then `--jobs` signed `pull_request.opened` deliveries for
 fresh PRs (each a 3-file PR: changelog, master config, recipe) are sent at concurrency 8, and while
 the workers review them a paced stream of redeliveries (20/s: signature check, parse, dedupe in
-Redis) keeps hitting the webhook. Reported per worker count: jobs/s from the first delivery to the last finished
-review, and the webhook acknowledgement p50/p99 of both streams; then the 4-vs-1 ratio.
+Redis) keeps hitting the webhook. With `--latency-ms`, the fake runs in the benchmark process and
+answers every GitHub call that much later, as real GitHub round trips do: that is when more workers
+pay off (without it, on a small machine, the fake's own CPU is the bottleneck). Reported per worker
+count: jobs/s from the first delivery to the last finished review, CPU seconds per process class,
+and the webhook acknowledgement p50/p99 of both streams; then the ratio.
 """
 from __future__ import annotations
 
@@ -107,6 +110,8 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=60, help="reviews per round")
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 4])
     ap.add_argument("--repeats", type=int, default=1, help="rounds per worker count (median reported)")
+    ap.add_argument("--latency-ms", type=float, default=0,
+                    help="GitHub round-trip latency to simulate (runs the fake in this process); 0: none")
     args = ap.parse_args()
     import redis
 
@@ -117,7 +122,7 @@ def main() -> int:
     first_pr = 1001
     prs = list(range(first_pr, first_pr + args.jobs * len(rounds)))
     procs = Procs()
-    redis_proc = None
+    redis_proc = fake_obj = None
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
         try:
@@ -138,25 +143,35 @@ def main() -> int:
             build_repo(tmp / "repo", prs)
             fport, bport = free_port(), free_port()
             base_env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "RQ_"))}
-            procs.start(["fake-github", "--port", str(fport), "--repo", demo.REPO, "--repo-dir", str(tmp / "repo"),
-                         *[f"--pr={n}:main..pr-{n}" for n in prs]], base_env, tmp / "fake.log")
+            if args.latency_ms:
+                fake_obj = in_process_fake(tmp / "repo", prs, fport, args.latency_ms / 1000)
+                fake_pid = os.getpid()
+            else:
+                fake_pid = procs.start(["fake-github", "--port", str(fport), "--repo", demo.REPO, "--repo-dir",
+                                        str(tmp / "repo"), *[f"--pr={n}:main..pr-{n}" for n in prs]], base_env,
+                                       tmp / "fake.log").pid
             fake = f"http://127.0.0.1:{fport}"
             env = dict(base_env, QUEUE="rq", REDIS_URL=redis_url, GITHUB_API_URL=fake, GITHUB_TOKEN="bench",
                        WEBHOOK_SECRET=SECRET, WRITE_INTERVAL_S="0", LOG_LEVEL="WARNING", PYTHONPATH=str(ROOT))
-            procs.start(["serve", "--host", "127.0.0.1", "--port", str(bport), "--workers", "2", "--threads", "16"],
-                        env, tmp / "serve.log")
+            serve_pid = procs.start(["serve", "--host", "127.0.0.1", "--port", str(bport), "--workers", "2",
+                                     "--threads", "16"], env, tmp / "serve.log").pid
             wait_http(f"{fake}/_fake/state")
             wait_http(f"http://127.0.0.1:{bport}/healthz")
             queue = RQQueue(Settings(queue="rq", redis_url=redis_url))
             url = f"http://127.0.0.1:{bport}/webhook"
-            print(f"machine: {os.cpu_count()} CPUs; {args.jobs} reviews per round; fake GitHub, bot and workers "
-                  f"in separate processes")
+            where = (f"fake GitHub in the benchmark process with {args.latency_ms:g} ms latency per call"
+                     if args.latency_ms else "fake GitHub in its own process, no added latency")
+            print(f"machine: {os.cpu_count()} CPUs; {args.jobs} reviews per round; {where}; bot and workers in "
+                  f"their own processes")
             results: dict[int, list[dict]] = {}
             for i, w in enumerate(rounds):
                 mine = prs[i * args.jobs:(i + 1) * args.jobs]
-                results.setdefault(w, []).append(one_round(w, mine, fake, url, queue, procs, env, tmp))
+                results.setdefault(w, []).append(one_round(w, mine, fake, url, queue, procs, env, tmp,
+                                                           (fake_pid, serve_pid)))
         finally:
             procs.stop_all()
+            if fake_obj is not None:
+                fake_obj.stop()
             if redis_proc is not None:
                 redis_proc.terminate()
                 redis_proc.wait(10)
@@ -176,7 +191,28 @@ def main() -> int:
     return 0 if all(r["complete"] for rs in results.values() for r in rs) else 1
 
 
-def one_round(workers: int, prs: list[int], fake: str, url: str, queue, procs: Procs, env: dict, tmp: Path) -> dict:
+def in_process_fake(repo: Path, prs: list[int], port: int, latency_s: float):
+    """The fake GitHub in this process, answering every API call `latency_s` late (as GitHub's round
+    trips do; the sleep holds no CPU and no GIL)."""
+    from bot.fakegithub.server import FakeGitHub
+
+    fake = FakeGitHub(repo, repo=demo.REPO)
+    for n in prs:
+        fake.add_pr(n, base="main", head=f"pr-{n}")
+    inner = fake.app.wsgi_app
+
+    def delayed(environ, start_response):
+        if not environ.get("PATH_INFO", "").startswith("/_fake/"):
+            time.sleep(latency_s)
+        return inner(environ, start_response)
+
+    fake.app.wsgi_app = delayed
+    fake.start(port=port)
+    return fake
+
+
+def one_round(workers: int, prs: list[int], fake: str, url: str, queue, procs: Procs, env: dict, tmp: Path,
+              pids: tuple[int, int]) -> dict:
     started = [procs.start(["worker", "--name", f"bench-{workers}-{i}-{uuid.uuid4().hex[:6]}"], env,
                            tmp / f"worker-{workers}-{i}.log") for i in range(workers)]
     time.sleep(3)  # imports done, workers idle
@@ -197,7 +233,7 @@ def one_round(workers: int, prs: list[int], fake: str, url: str, queue, procs: P
         return dt
 
     ids = {n: f"{n}-{uuid.uuid4()}" for n in prs}
-    fake_pid, serve_pid = procs.procs[0].pid, procs.procs[1].pid
+    fake_pid, serve_pid = pids
     cpu0 = {"fake": cpu_seconds(fake_pid), "bot": cpu_seconds(serve_pid),
             "workers": sum(cpu_seconds(p.pid) for p in started)}
     t_start = time.perf_counter()
