@@ -17,17 +17,20 @@ class Hunk:
     last: int
 
 
+def _patchset(patch: str | None) -> PatchSet | None:
+    """GitHub's `patch` (hunks only) as a unidiff PatchSet, or None when absent or unparsable."""
+    if not patch:
+        return None
+    try:
+        return PatchSet("--- a/f\n+++ b/f\n" + patch.rstrip("\n") + "\n")
+    except UnidiffParseError:
+        return None
+
+
 def hunks(patch: str | None) -> list[Hunk]:
     """Parse a file's hunks; an absent or unparsable patch has none (nothing is commentable)."""
-    if not patch:
-        return []
-    text = "--- a/f\n+++ b/f\n" + patch.rstrip("\n") + "\n"
-    try:
-        ps = PatchSet(text)
-    except UnidiffParseError:
-        return []
     out = []
-    for pf in ps:
+    for pf in _patchset(patch) or ():
         for h in pf:
             right = [ln.target_line_no for ln in h if ln.target_line_no is not None]
             if right:
@@ -38,14 +41,7 @@ def hunks(patch: str | None) -> list[Hunk]:
 
 def added_lines(patch: str | None) -> list[int]:
     """Head line numbers of `+` lines."""
-    if not patch:
-        return []
-    text = "--- a/f\n+++ b/f\n" + patch.rstrip("\n") + "\n"
-    try:
-        ps = PatchSet(text)
-    except UnidiffParseError:
-        return []
-    return [ln.target_line_no for pf in ps for h in pf for ln in h if ln.is_added]
+    return [ln.target_line_no for pf in _patchset(patch) or () for h in pf for ln in h if ln.is_added]
 
 
 @dataclass(frozen=True)

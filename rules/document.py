@@ -192,11 +192,12 @@ def nesting_error(text: str) -> YamlError | None:
     return None
 
 
-def _plain_copy(node):
+def plain(node: Any) -> Any:
+    """Plain dict/list copy of a ruamel tree (round-trip maps compare by order; dicts do not)."""
     if isinstance(node, dict):
-        return {k: _plain_copy(v) for k, v in node.items()}
+        return {k: plain(v) for k, v in node.items()}
     if isinstance(node, list):
-        return [_plain_copy(v) for v in node]
+        return [plain(v) for v in node]
     return node
 
 
@@ -230,7 +231,7 @@ def load_values(path: str, raw: bytes | str | None) -> tuple[object, YamlError |
             # libyaml (C) is stricter than ruamel's YAML 1.2 parser (e.g. `a:1` in a flow mapping):
             # the round-trip parser, the reference for every rule, decides.
             doc = parse_yaml(path, text)
-            return (_plain_copy(doc.data) if doc.ok else None), doc.error
+            return (plain(doc.data) if doc.ok else None), doc.error
     except MarkedYAMLError as err:
         if "constructor" in type(err).__name__.lower() and "duplicate" not in str(err):
             doc = parse_yaml(path, text)

@@ -25,7 +25,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from rules.context import ReviewContext
-from rules.document import MAX_YAML_BYTES, expanded_size, load_values, nesting_error, parse_yaml
+from rules.document import MAX_YAML_BYTES, expanded_size, load_values, nesting_error, parse_yaml, plain
 from rules.finding import Skipped
 
 Side = Literal["head", "base"]
@@ -46,13 +46,6 @@ def _safe_yaml(pure: bool = False) -> YAML:
     return y
 
 
-def _plain(node: Any) -> Any:
-    """Plain dict/list copy of a ruamel tree (round-trip maps compare by order; dicts do not)."""
-    if isinstance(node, dict):
-        return {k: _plain(v) for k, v in node.items()}
-    if isinstance(node, list):
-        return [_plain(v) for v in node]
-    return node
 
 
 WHOLE_FILE_KEYS = 1000
@@ -164,7 +157,7 @@ class MasterFile:
             self._full_done = True
             data, error = load_values(self.path, self._raw)
             if error is None and isinstance(data, dict):
-                self._full = _plain(data)
+                self._full = plain(data)
         return self._full
 
 
@@ -219,7 +212,7 @@ def _full_scan(path: str, side: str, raw: bytes) -> MasterFile:
     for key, value in doc.data.items():
         line = doc.line_of(key) or 1
         text = lines[line - 1] + "\n" if 0 < line <= len(lines) else ""
-        keys[str(key)] = KeyInfo(str(key), path, line, line, text, _parsed=(_plain(value), None))
+        keys[str(key)] = KeyInfo(str(key), path, line, line, text, _parsed=(plain(value), None))
     return MasterFile(path, side, keys)
 
 

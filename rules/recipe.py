@@ -37,7 +37,7 @@ from typing import Any
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from rules.context import ReviewContext
-from rules.document import Document
+from rules.document import Document, plain
 
 # Engine CLI args whose value is JSON carried in a YAML string.
 JSON_ARGS = ("compilation-config", "speculative-config", "kv-transfer-config", "attention-config")
@@ -223,12 +223,6 @@ def _plain(node: Any) -> Any:
     return node
 
 
-def _raw_plain(node: Any) -> Any:
-    if isinstance(node, dict):
-        return {k: _raw_plain(v) for k, v in node.items()}
-    if isinstance(node, list):
-        return [_raw_plain(v) for v in node]
-    return node
 
 
 def _tree(node: Any) -> dict:
@@ -250,7 +244,7 @@ def _tree(node: Any) -> dict:
             items: tuple[int | None, ...] = ()
             if isinstance(v, CommentedSeq):
                 items = tuple((v.lc.item(i)[0] + 1) if v.lc.item(i) else line for i in range(len(v)))
-            out[key] = Value(_raw_plain(v), line, items)
+            out[key] = Value(plain(v), line, items)
         else:
             out[key] = Value(v, line)
     return out
