@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 Status = Literal["added", "modified", "removed", "renamed"]
@@ -47,11 +48,12 @@ class FileChange:
     def base_path(self) -> str:
         return self.previous_path or self.path
 
-    @property
+    # Decoded once: several rules read the text, and a hostile file can be 50 MB.
+    @cached_property
     def base_text(self) -> str | None:
         return decode(self.base)
 
-    @property
+    @cached_property
     def head_text(self) -> str | None:
         return decode(self.head)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import re
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -144,11 +145,18 @@ class _Fallback(Exception):
     """The fast path declines; the round-trip loader decides."""
 
 
+_LOCAL = threading.local()
+
+
 def _fast_yaml() -> YAML:
     # The safe loader uses ruamel's C parser when it is installed (about 6x faster than round-trip);
     # it gives plain values with no line numbers, for checks that need only values or validity.
-    y = YAML(typ="safe", pure=False)
-    y.allow_duplicate_keys = False
+    # One instance per thread: building one costs more than loading a small block.
+    y = getattr(_LOCAL, "fast", None)
+    if y is None:
+        y = YAML(typ="safe", pure=False)
+        y.allow_duplicate_keys = False
+        _LOCAL.fast = y
     return y
 
 
@@ -338,6 +346,7 @@ def parse_yaml(path: str, raw: bytes | str | None) -> Document:
 # Files above this size are validated block by block (see `changed_block_errors`): a full ruamel
 # parse of a 10,000-line master config or changelog costs seconds.
 LARGE_YAML_BYTES = 64 * 1024
+MAX_CHANGED_BLOCKS = 200
 
 
 def top_level_blocks(text: str) -> list[tuple[int, int]]:
@@ -368,7 +377,11 @@ def changed_block_errors(path: str, head: str, base: str | None) -> tuple[YamlEr
             base_blocks[t] = base_blocks.get(t, 0) + 1
     parsed = 0
     keys: dict[str, int] = {}
-    for s, e in top_level_blocks(head):
+    spans = top_level_blocks(head)
+    if len(spans) - sum(base_blocks.values()) > MAX_CHANGED_BLOCKS:
+        # Most of the file changed: one whole-file load is cheaper than many block loads.
+        return load_values(path, head)[1], len(spans)
+    for s, e in spans:
         text = "\n".join(lines[s - 1:e])
         first = lines[s - 1]
         if not first.startswith("- ") and ":" in first:
