@@ -867,6 +867,7 @@ def _description_claims(ctx) -> list[LocatedClaim]:
 
 def changeset_claims(ctx) -> tuple[list[LocatedClaim], list[str]]:
     """Every claim in the changed comments and new changelog descriptions, plus what was skipped."""
+    from rules.comments import MAX_SCAN_CHARS
 
     def compute() -> tuple[list[LocatedClaim], list[str]]:
         out: list[LocatedClaim] = []
@@ -877,6 +878,9 @@ def changeset_claims(ctx) -> tuple[list[LocatedClaim], list[str]]:
             text = f.head_text
             if text is None:
                 skipped.append(f"{f.path}: content not available, comments not read")
+                continue
+            if len(text) > MAX_SCAN_CHARS:
+                skipped.append(f"{f.path}: {len(text):,} characters; files over {MAX_SCAN_CHARS:,} are not scanned")
                 continue
             out += _comment_claims(ctx, f, text)
         out += _description_claims(ctx)

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 
 from pydantic import Field
 
-from rules.comments import blocks, touched_lines, yaml_comments
+from rules.comments import MAX_SCAN_CHARS, blocks, touched_lines, yaml_comments
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
@@ -74,6 +74,10 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
         text = f.head_text
         if text is None:
             yield Skipped(f"{f.path}: content not available, header comments not checked", path=f.path)
+            continue
+        if len(text) > MAX_SCAN_CHARS:
+            yield Skipped(f"{f.path}: {len(text):,} characters; files over {MAX_SCAN_CHARS:,} are not scanned",
+                          path=f.path)
             continue
         touched = touched_lines(f)
         if touched is None:
