@@ -6,6 +6,7 @@ UTF-8). Parsing is ruamel.yaml round-trip, so every mapping and sequence knows i
 """
 from __future__ import annotations
 
+import functools
 import io
 import re
 import threading
@@ -213,7 +214,8 @@ def load_values(path: str, raw: bytes | str | None) -> tuple[object, YamlError |
     """Plain values of a YAML text, fast (no lines), with the same bounds and errors as parse_yaml.
 
     A construct the safe loader refuses but the round-trip loader accepts (a custom `!tag`) falls
-    back to `parse_yaml`, so both agree on what is valid.
+    back to `parse_yaml`, so both agree on what is valid. Large texts are cached: callers must not
+    mutate the returned values (copy with `plain()` first).
     """
     if raw is None:
         return None, YamlError(None, "file content is not available")
@@ -227,6 +229,18 @@ def load_values(path: str, raw: bytes | str | None) -> tuple[object, YamlError |
             return None, parse_yaml(path, raw).error
     if len(text) > MAX_YAML_BYTES:
         return None, parse_yaml(path, text).error
+    if len(text) > LARGE_YAML_BYTES:
+        # Several rules may load the same large file (validity, master-config keys): load it once.
+        return _load_large(path, text)
+    return _load_values_text(path, text)
+
+
+@functools.lru_cache(maxsize=4)
+def _load_large(path: str, text: str) -> tuple[object, YamlError | None]:
+    return _load_values_text(path, text)
+
+
+def _load_values_text(path: str, text: str) -> tuple[object, YamlError | None]:
     deep = nesting_error(text)
     if deep is not None:
         return None, deep

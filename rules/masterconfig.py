@@ -407,14 +407,19 @@ def touched_rows(ctx: ReviewContext) -> Iterator[KeyInfo | Skipped]:
     for mf in master_files(ctx, "head"):
         if mf.error is not None and mf.path in touched:
             yield Skipped(f"{mf.path} was not checked: {mf.error}", path=mf.path)
+    unreadable: dict[tuple[str, str], list[str]] = {}  # (path, why) -> keys, said once per file
     for c in changed_keys(ctx):
         if c.head is None:
             continue
         if not isinstance(c.head.value, dict):
             why = c.head.error or "its value is not a mapping"
-            yield Skipped(f"config key `{c.key}` was not checked: {why}", path=c.head.path)
+            unreadable.setdefault((c.head.path, why), []).append(c.key)
             continue
         yield c.head
+    for (path, why), keys in unreadable.items():
+        names = ", ".join(f"`{k}`" for k in keys[:3]) + (f" and {len(keys) - 3:,} more" if len(keys) > 3 else "")
+        yield Skipped(f"config key{'s' if len(keys) > 1 else ''} {names} {'were' if len(keys) > 1 else 'was'} "
+                      f"not checked: {why}", path=path)
 
 
 # --- Container images ------------------------------------------------------------------------
