@@ -8,6 +8,8 @@ comment (`key: 1  # note`) is a block of its own that annotates its own line.
 """
 from __future__ import annotations
 
+import functools
+
 import re
 from dataclasses import dataclass
 
@@ -122,8 +124,13 @@ def _yaml_comment_col(raw: str, quote: str | None) -> tuple[int | None, str | No
 
 def yaml_comments(text: str) -> list[CommentLine]:
     """Every YAML comment in `text`, in line order."""
+    return list(_yaml_comments(text))
+
+
+@functools.lru_cache(maxsize=16)  # several rules read the comments of the same (large) file
+def _yaml_comments(text: str) -> tuple[CommentLine, ...]:
     if len(text) > MAX_SCAN_CHARS:
-        return []
+        return ()
     out: list[CommentLine] = []
     quote: str | None = None
     block_indent: int | None = None  # inside a block scalar whose parent sits at this indent
@@ -145,7 +152,7 @@ def yaml_comments(text: str) -> list[CommentLine]:
             out.append(CommentLine(no, col, body, tcol, False))
         if quote is None and _BLOCK_SCALAR.search(code.rstrip()):
             block_indent = indent
-    return out
+    return tuple(out)
 
 
 def shell_comments(text: str) -> list[CommentLine]:
