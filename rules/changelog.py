@@ -819,7 +819,7 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
 
     changes.sort(key=lambda c: (c.line is not None, c.line or 0))
     first_changed = min(head.count(b"\n", 0, p) + 1, max(head_lines, 1))
-    return ChangelogDiff(base_count=len(bblocks), new_entries=new_entries, misplaced=misplaced,
+    return ChangelogDiff(base_count=_count_items(base), new_entries=new_entries, misplaced=misplaced,
                          history_ok=False, history_changes=changes, corrections=correction_entries,
                          head_line_count=head_lines, base_line_count=base_lines,
                          first_changed_line=first_changed, prefix_len=p, separators=seps, **common)

@@ -97,3 +97,19 @@ def test_entry_with_new_entry_text_only_after_history_still_found():
     [d] = diffs(BASE, head)
     assert [e.config_keys for e in d.new_entries] == [["a"], ["b"]]
     assert [s.ok for s in d.separators] == [True, True]
+
+
+def test_base_count_is_every_existing_entry_on_the_slow_path_too():
+    from rules import ChangeSet, FileChange
+    from rules.changelog import changelog_diffs
+    from rules.context import ReviewContext
+
+    entries = [f"- config-keys:\n    - k{i}\n  description:\n    - \"d\"\n  pr-link: https://github.com/o/r/pull/{i}\n"
+               for i in range(1, 21)]
+    base = "\n".join(entries)
+    new = "- config-keys:\n    - k99\n  description:\n    - \"n\"\n  pr-link: https://github.com/o/r/pull/99\n"
+    head = "\n".join(entries[:15] + [new] + entries[15:])
+    ctx = ReviewContext(ChangeSet(files=(FileChange("perf-changelog.yaml", "modified", base=base.encode(),
+                                                    head=head.encode()),), pr_number=99, repo="o/r"))
+    (d,) = changelog_diffs(ctx)
+    assert d.base_count == 20 and len(d.new_entries) == 1 and d.misplaced
