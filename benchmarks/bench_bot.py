@@ -18,7 +18,6 @@ import os
 import secrets
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -36,23 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from bot import demo  # noqa: E402
 from bot.webhook import sign  # noqa: E402
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_http(url: str, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            requests.get(url, timeout=1)
-            return
-        except requests.RequestException:
-            time.sleep(0.1)
-    raise RuntimeError(f"{url} did not come up")
+from netutil import free_port, wait_http  # noqa: E402
 
 
 def pct(values: list[float], p: float) -> float:

@@ -20,7 +20,6 @@ import argparse
 import os
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -39,27 +38,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bot import demo  # noqa: E402
 from bot.webhook import sign  # noqa: E402
+from netutil import free_port, wait_http  # noqa: E402
 from soak import build_repo  # noqa: E402
 
 SECRET = "throughput-secret"
 BUSY_RATE = 20  # redeliveries per second while the workers are busy
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_http(url: str, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            requests.get(url, timeout=1)
-            return
-        except requests.RequestException:
-            time.sleep(0.1)
-    raise RuntimeError(f"{url} did not come up")
 
 
 def cpu_seconds(pid: int) -> float:
