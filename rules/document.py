@@ -81,6 +81,9 @@ def _yaml() -> YAML:
 
 _NO_FAST = object()
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+_STR_TAG = "tag:yaml.org,2002:str"
+_INT_TAG = "tag:yaml.org,2002:int"
+_PLAIN_INT = re.compile(r"-?(?:0|[1-9][0-9]*)\Z")
 
 
 def _fast_lined(text: str):
@@ -132,6 +135,11 @@ def _fast_lined(text: str):
                     seq.append(build(it))
                     seq.lc.add_kv_line_col(i, [it.start_mark.line, it.start_mark.column])
                 return seq
+            tag = n.tag
+            if tag == _STR_TAG:  # most scalars: no resolver round trip needed
+                return n.value
+            if tag == _INT_TAG and _PLAIN_INT.match(n.value):
+                return int(n.value)
             return construct(n, deep=True)
         finally:
             stack_guard[0] -= 1

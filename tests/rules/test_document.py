@@ -78,3 +78,12 @@ def test_hostile_nesting_is_refused_before_parsing(text, needle):
                          ids=["brackets in quotes", "brackets in comments"])
 def test_brackets_in_quotes_and_comments_are_not_nesting(text):
     assert parse_yaml("x.yaml", text).ok
+
+
+def test_fast_scalars_match_the_reference_exactly():
+    text = ("a: x\nb: 12\nc: -7\nd: 0\ne: 007\nf: 1_000\ng: '12'\nh: yes\ni: 1.5\nj: 0x1F\nk: null\n"
+            "l: \"quoted\"\nm: 2026-11-30\nn: +3\n")
+    fast = _fast_lined(text)
+    ref = _reference(text)
+    # Round-trip keeps format-preserving int/float subclasses (ScalarInt, …); values and base types match.
+    assert fast == ref and all(isinstance(ref[k], type(fast[k])) for k in ref)
