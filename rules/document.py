@@ -7,6 +7,7 @@ UTF-8). Parsing is ruamel.yaml round-trip, so every mapping and sequence knows i
 from __future__ import annotations
 
 import functools
+import gc
 import io
 import re
 import threading
@@ -144,10 +145,18 @@ def _fast_lined(text: str):
         finally:
             stack_guard[0] -= 1
 
+    # Building a large tree allocates many containers; the cyclic GC would rescan them over and
+    # over (measurably, on a 50,000-key file). The tree has no cycles worth collecting mid-build.
+    pause_gc = len(text) > LARGE_YAML_BYTES and gc.isenabled()
+    if pause_gc:
+        gc.disable()
     try:
         return build(node)
     except (_Fallback, RecursionError, TypeError, ValueError, YAMLError):
         return _NO_FAST
+    finally:
+        if pause_gc:
+            gc.enable()
 
 
 class _Fallback(Exception):
@@ -252,6 +261,12 @@ def _load_values_text(path: str, text: str) -> tuple[object, YamlError | None]:
     deep = nesting_error(text)
     if deep is not None:
         return None, deep
+    data = _fast_lined(text)  # same C parser, fewer resolver round trips than the safe loader
+    if data is not _NO_FAST:
+        if expanded_size(data) is None:
+            return None, YamlError(
+                None, f"YAML aliases expand to more than {MAX_EXPANDED_NODES:,} nodes (alias bomb or recursive alias)")
+        return data, None
     try:
         try:
             data = _fast_yaml().load(text)
