@@ -119,7 +119,7 @@ def _fast_lined(text: str):
                 memo[id(n)] = m
                 m._yaml_set_line_col(n.start_mark.line, n.start_mark.column)
                 for kn, vn in n.value:
-                    if kn.tag == _MERGE_TAG or not isinstance(kn, ScalarNode):
+                    if not isinstance(kn, ScalarNode) or _tag(kn) == _MERGE_TAG:
                         raise _Fallback
                     k = construct(kn, deep=True)
                     if k in m:
@@ -136,7 +136,7 @@ def _fast_lined(text: str):
                     seq.append(build(it))
                     seq.lc.add_kv_line_col(i, [it.start_mark.line, it.start_mark.column])
                 return seq
-            tag = n.tag
+            tag = _tag(n)
             if tag == _STR_TAG:  # most scalars: no resolver round trip needed
                 return n.value
             if tag == _INT_TAG and _PLAIN_INT.match(n.value):
@@ -157,6 +157,14 @@ def _fast_lined(text: str):
     finally:
         if pause_gc:
             gc.enable()
+
+
+def _tag(n) -> str:
+    """A node's tag; `n.tag` decodes the tag URI on every access, the raw suffix does not."""
+    ctag = getattr(n, "ctag", None)
+    if ctag is not None and getattr(ctag, "handle", "") is None and isinstance(getattr(ctag, "suffix", None), str):
+        return ctag.suffix
+    return n.tag
 
 
 class _Fallback(Exception):
