@@ -122,6 +122,11 @@ def _yaml_comment_col(raw: str, quote: str | None) -> tuple[int | None, str | No
     return None, quote
 
 
+def clear_caches() -> None:
+    """Drop the comment-scan cache (the engine calls this after each review)."""
+    _yaml_comments.cache_clear()
+
+
 def yaml_comments(text: str) -> list[CommentLine]:
     """Every YAML comment in `text`, in line order."""
     return list(_yaml_comments(text))

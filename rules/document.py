@@ -265,6 +265,12 @@ def _load_large(path: str, text: str) -> tuple[object, YamlError | None]:
     return _load_values_text(path, text)
 
 
+def clear_caches() -> None:
+    """Drop the per-review parse caches (the engine calls this after each run): large cached trees
+    kept alive would make every later garbage collection slower."""
+    _load_large.cache_clear()
+
+
 def _load_values_text(path: str, text: str) -> tuple[object, YamlError | None]:
     deep = nesting_error(text)
     if deep is not None:

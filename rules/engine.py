@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from rules.changeset import ChangeSet
 from rules.config import EngineConfig
 from rules.context import ReviewContext
+from rules.comments import clear_caches as _clear_comment_caches
+from rules.document import clear_caches as _clear_document_caches
 from rules.finding import Check, Finding, Passed, Problem, Severity, Skipped
 
 log = logging.getLogger(__name__)
@@ -97,6 +99,8 @@ def run(changeset: ChangeSet, config: EngineConfig | None = None, rules=None,
                 why="A rule failed on this input, so what it checks was not verified.",
                 fix="Report this to the recipe-review maintainers with the PR link."))
             report.checks.append(Check(rule.NAME, "error", f"{type(err).__name__}: {err}", rule.CODE))
+    _clear_document_caches()
+    _clear_comment_caches()
     # Deduplicate (same fingerprint and line) and sort by file, line, code.
     seen = set()
     unique = []
