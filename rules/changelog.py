@@ -904,3 +904,19 @@ def pr_link_verdict(link: str, repo: str | None, number: int | None) -> PrLinkVe
     else:
         reason = "it is not of the form `https://github.com/<owner>/<repo>/pull/<number>`"
     return PrLinkVerdict("wrong", reason, canonical)
+
+
+def pr_link_line(entry: Entry) -> tuple[int, str | None]:
+    """(line of the entry's `pr-link`, that line's text) — the entry start when not found."""
+    line = entry.key_lines.get("pr-link")
+    if line is None:
+        return entry.start_line, None
+    return line, entry.text.split("\n")[line - entry.start_line]
+
+
+def pr_link_suggestion(text: str | None, canonical: str | None) -> str | None:
+    """The `pr-link:` line rewritten to the canonical link, keeping its indentation."""
+    if not canonical or text is None:
+        return None
+    indent = text[: len(text) - len(text.lstrip())]
+    return f"{indent}pr-link: {canonical}"

@@ -17,8 +17,7 @@ Optional: write this PR's canonical link now. The merge path canonicalizes `XXX`
 """
 from collections.abc import Iterator
 
-from rules.changelog import changelog_diffs, pr_link_verdict
-from rules.checks.changelog_pr_link_wrong import link_line
+from rules.changelog import changelog_diffs, pr_link_line, pr_link_suggestion, pr_link_verdict
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Problem, Severity, Skipped
@@ -41,11 +40,8 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Skippe
             v = pr_link_verdict(link, repo, number)
             if v.kind != "placeholder":
                 continue
-            line, text = link_line(d, entry)
-            suggestion = None
-            if v.canonical and text is not None:
-                indent = text[: len(text) - len(text.lstrip())]
-                suggestion = f"{indent}pr-link: {v.canonical}"
+            line, text = pr_link_line(entry)
+            suggestion = pr_link_suggestion(text, v.canonical)
             yield Problem(
                 d.path, line,
                 f"pr-link `{link}` is a placeholder; the merge path canonicalizes it"

@@ -19,7 +19,7 @@ or the placeholder `XXX`, which the merge path canonicalizes.
 """
 from collections.abc import Iterator
 
-from rules.changelog import changelog_diffs, pr_link_verdict, short
+from rules.changelog import changelog_diffs, pr_link_line, pr_link_suggestion, pr_link_verdict, short
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
@@ -27,14 +27,6 @@ from rules.finding import Passed, Problem, Severity, Skipped
 CODE = "RR004"
 NAME = "changelog-pr-link-wrong"
 SEVERITY = Severity.BLOCKING
-
-
-def link_line(d, entry) -> tuple[int, str | None]:
-    """(line of the entry's `pr-link`, that line's text) — the entry start when not found."""
-    line = entry.key_lines.get("pr-link")
-    if line is None:
-        return entry.start_line, None
-    return line, entry.text.split("\n")[line - entry.start_line]
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
@@ -57,11 +49,8 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                 continue
             if v.kind != "wrong":
                 continue
-            line, text = link_line(d, entry)
-            suggestion = None
-            if v.canonical and text is not None:
-                indent = text[: len(text) - len(text.lstrip())]
-                suggestion = f"{indent}pr-link: {v.canonical}"
+            line, text = pr_link_line(entry)
+            suggestion = pr_link_suggestion(text, v.canonical)
             target = v.canonical or ("https://github.com/<owner>/<repo>/pull/<this PR>" if repo is None
                                      else f"https://github.com/{repo}/pull/<this PR>")
             yield Problem(
