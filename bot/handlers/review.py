@@ -24,6 +24,10 @@ from rules.engine import Report, run
 log = logging.getLogger(__name__)
 
 CONFIG_PATH = ".github/recipe-review.yml"
+# Files whose contents a rule may read; every other changed file is reviewed by path and patch only.
+CONTENT_SUFFIXES = (".yaml", ".yml", ".sh")
+# Blob aliases per GraphQL query: keeps each response far from GitHub's size and time limits.
+BLOBS_PER_QUERY = 120
 REVIEW_ACTIONS = ("opened", "reopened", "synchronize", "ready_for_review")
 
 
@@ -125,17 +129,25 @@ def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = Fal
     """Run one review job end to end. Raises GitHubError when GitHub fails for good."""
     merge_base, files = port.compare(job.repo, job.base_sha, job.head_sha, job.number)
     changed_paths = [f.path for f in files]
-    blobs = []
+    file_blobs = []
     for f in files:
+        if not f.path.endswith(CONTENT_SUFFIXES) and not (f.previous_path or "").endswith(CONTENT_SUFFIXES):
+            continue  # no rule reads it (docs, Python, …): its path and patch are enough
         if f.status != "added":
-            blobs.append(f"{merge_base}:{f.previous_path or f.path}")
+            file_blobs.append(f"{merge_base}:{f.previous_path or f.path}")
         if f.status != "removed":
-            blobs.append(f"{job.head_sha}:{f.path}")
-    blobs.append(f"{job.base_sha}:{CONFIG_PATH}")
+            file_blobs.append(f"{job.head_sha}:{f.path}")
+    # The first query carries the config file (it decides what else is read) and the PR state.
+    blobs = [*file_blobs[:BLOBS_PER_QUERY - 1], f"{job.base_sha}:{CONFIG_PATH}"]
+    more_blobs = file_blobs[BLOBS_PER_QUERY - 1:]
     defaults = Paths()
     trees = sorted(f"{job.head_sha}:{d}" for d in _context_dirs(
         changed_paths, (*defaults.master_configs, *defaults.runners)))
     snap = port.snapshot(job.repo, job.number, blobs, trees, job.head_sha)
+    for i in range(0, len(more_blobs), BLOBS_PER_QUERY):  # a PR with hundreds of files
+        more = port.snapshot(job.repo, job.number, more_blobs[i:i + BLOBS_PER_QUERY], [])
+        snap.blobs.update(more.blobs)
+        snap.truncated.update(more.truncated)
     pull = snap.pull
     if pull.state != "open":
         return Outcome("skipped", f"PR is {pull.state}")

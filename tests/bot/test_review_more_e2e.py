@@ -176,3 +176,21 @@ def test_a_422_on_one_comment_keeps_the_others_and_moves_it_to_the_summary(git_r
     assert "#### Not on a diff line" in body and "bad.yaml" in body and "`RR012`" in body
     rejected = [c for c in state["calls"] if c["path"].endswith("/reviews") and c["status"] == 422]
     assert rejected, [c for c in state["calls"] if "review" in c["path"]]  # GitHub refused the review containing it at least once
+
+
+def test_pr_with_more_files_than_compare_lists(git_repo, fake_github, harness):
+    """Compare lists at most 300 files: the bot pages through the PR files API and chunks its reads."""
+    git_repo.commit({LOG: changelog(range(1, 9)), MASTER: master_config()}, "main")
+    head = "\n".join([entry(n) for n in range(1, 4)] + [entry(8888)] + [entry(n) for n in range(4, 9)])
+    files = {LOG: head}
+    files.update({f"docs/page-{i:03}.md": f"page {i}\n" for i in range(200)})
+    files.update({f"benchmarks/multi_node/r/recipe-{i:03}.yaml": f"name: r{i}\n" for i in range(130)})
+    git_repo.commit(files, "a big PR", branch="pr")
+    fake_github.add_pr(8888, base="main", head="pr")
+    h = harness(8888)
+    h.deliver("pull_request", h.payload("opened"))
+    state = h.settle()
+    assert any(c["path"].endswith("/pulls/8888/files") for c in state["calls"])
+    assert len(rr(state, "RR001")) == 1
+    assert sum(1 for c in state["calls"] if c["path"] == "/graphql") == 2  # 132 blobs + config: two queries
+    assert "131 changed YAML file(s) parse" in summary(state)["body"]  # every recipe was read
