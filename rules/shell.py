@@ -87,3 +87,19 @@ def commands(text: str) -> list[Command]:
             stack.pop()
         i += 1
     return out
+
+
+def script_commands(ctx, f) -> tuple[str | None, list[Command], str | None]:
+    """(text, commands, why not read) of a changed script's head, parsed once per review and
+    shared by the script rules; `why` is set (and text None) when the script is too large or its
+    content is not available."""
+    def compute():
+        big = too_large(f.head)
+        if big is not None:
+            return None, [], big
+        text = f.head_text
+        if text is None:
+            return None, [], "script content not available"
+        return text, commands(text), None
+
+    return ctx.memo(("shell", "commands", f.path), compute)

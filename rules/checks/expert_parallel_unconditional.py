@@ -27,7 +27,7 @@ from rules.comments import touched_lines
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.shell import commands, too_large
+from rules.shell import script_commands
 
 CODE = "RR303"
 NAME = "expert-parallel-unconditional"
@@ -59,15 +59,10 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
     for f in ctx.changeset.files:
         if f.status == "removed" or ctx.kind(f.path) != "scripts":
             continue
-        big = too_large(f.head)
-        if big is not None:
-            yield Skipped(f"{f.path}: {big}; expert-parallel flag not checked", path=f.path)
+        text, cmds, why = script_commands(ctx, f)
+        if why is not None:
+            yield Skipped(f"{f.path}: {why}; expert-parallel flag not checked", path=f.path)
             continue
-        text = f.head_text
-        if text is None:
-            yield Skipped(f"{f.path}: script content not available, expert-parallel flag not checked", path=f.path)
-            continue
-        cmds = commands(text)
         uses = [c for c in cmds if FLAG.search(c.text)]
         if not uses:
             continue

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.shell import commands, too_large
+from rules.shell import script_commands
 
 CODE = "RR302"
 NAME = "mtp-script-missing-chat-template"
@@ -60,15 +60,10 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
     for f in ctx.changeset.files:
         if f.status == "removed" or not _applies(ctx, f.path):
             continue
-        big = too_large(f.head)
-        if big is not None:
-            yield Skipped(f"{f.path}: {big}; chat-template flag not checked", path=f.path)
+        text, cmds, why = script_commands(ctx, f)
+        if why is not None:
+            yield Skipped(f"{f.path}: {why}; chat-template flag not checked", path=f.path)
             continue
-        text = f.head_text
-        if text is None:
-            yield Skipped(f"{f.path}: script content not available, chat-template flag not checked", path=f.path)
-            continue
-        cmds = commands(text)
         calls = [c for c in cmds if CALL.search(c.text) and not re.match(r"\s*(?:function\s+)?run_benchmark_serving\s*\(\)", c.text)]
         if not calls:
             yield Passed(f"{f.path}: no run_benchmark_serving call (trace replay or other client)", path=f.path)
