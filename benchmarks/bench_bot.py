@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import secrets
 import shutil
@@ -142,7 +141,7 @@ def ack_latency(tmp: Path) -> dict:
 
 def review_latency(tmp: Path, rounds: int) -> tuple[list[float], list[int]]:
     from bot.app import build_bot, create_app
-    from bot.fakegithub.server import FakeGitHub
+    from fakegithub.server import FakeGitHub
     from bot.serving import BackgroundServer
     from bot.settings import Settings
 

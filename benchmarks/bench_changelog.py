@@ -22,7 +22,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from rules.changeset import ChangeSet, FileChange  # noqa: E402
-from rules.checks import (  # noqa: E402
+from rules.changelog.checks import (  # noqa: E402
     changelog_append_only_mixed,
     changelog_entry_invalid,
     changelog_entry_misplaced,

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import requests  # noqa: E402
 
-from bot.fakegithub import FakeGitHub  # noqa: E402
+from fakegithub import FakeGitHub  # noqa: E402
 
 ROUNDS = 30
 

@@ -27,9 +27,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from rules.changelog import changelog_diffs  # noqa: E402
+from rules.changelog.analysis import changelog_diffs  # noqa: E402
 from rules.changeset import ChangeSet  # noqa: E402
-from rules.checks import (  # noqa: E402
+from rules.changelog.checks import (  # noqa: E402
     changelog_append_only_mixed,
     changelog_entry_invalid,
     changelog_entry_misplaced,

@@ -279,7 +279,7 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=900)
     ap.add_argument("--keep", type=Path, help="on failure, copy the fake's state and the worker logs here")
     args = ap.parse_args()
-    from bot.fakegithub.server import FakeGitHub
+    from fakegithub.server import FakeGitHub
 
     rng = random.Random(args.seed)
     prs = list(range(FIRST_PR, FIRST_PR + args.prs))

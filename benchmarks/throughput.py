@@ -177,7 +177,7 @@ def main() -> int:
 def in_process_fake(repo: Path, prs: list[int], port: int, latency_s: float):
     """The fake GitHub in this process, answering every API call `latency_s` late (as GitHub's round
     trips do; the sleep holds no CPU and no GIL)."""
-    from bot.fakegithub.server import FakeGitHub
+    from fakegithub.server import FakeGitHub
 
     fake = FakeGitHub(repo, repo=demo.REPO)
     for n in prs:

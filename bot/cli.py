@@ -19,7 +19,7 @@ class UsageError(Exception):
 
 
 def _load_repo_config(raw: bytes | None):
-    from rules.config import load_config
+    from rules import load_config
     from rules.document import parse_yaml
 
     if raw is None:
@@ -104,7 +104,7 @@ def _register_extras() -> None:
 
     if _EXTRA_COMMANDS:  # main() may run more than once in a process (tests)
         return
-    for mod in ("bot.serve_cli", "bot.fakegithub.cli", "bot.demo", "bot.docs"):
+    for mod in ("bot.serve_cli", "fakegithub.cli", "bot.demo", "bot.docs"):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as err:

@@ -77,7 +77,7 @@ def run_demo(workdir: Path, timeout: float = 60.0) -> dict:
     import requests
 
     from bot.app import build_bot, create_app
-    from bot.fakegithub.server import FakeGitHub
+    from fakegithub.server import FakeGitHub
     from bot.serving import BackgroundServer
     from bot.settings import Settings
     from bot.webhook import sign

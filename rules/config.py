@@ -16,7 +16,7 @@ the defaults plus the list of errors so the caller can report them once.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -131,20 +131,19 @@ def _format_error(err: ValidationError, prefix: str) -> list[str]:
     return out
 
 
-def load_config(data: Mapping | None) -> tuple[EngineConfig, list[str]]:
+def load_config(data: Mapping | None, rules: Sequence) -> tuple[EngineConfig, list[str]]:
     """Validate a parsed per-repository config. Returns (config, errors); errors → defaults used.
 
-    Every rule key must name a registered rule (by code or name) and its options must validate
-    against that rule's Options model.
+    Every rule key must name one of `rules` (by code or name) and its options must validate
+    against that rule's Options model. The table is passed in rather than imported: the ground
+    floor never reads the registry that sits above it (`rules.load_config` binds `ALL_RULES`).
     """
-    from rules.registry import ALL_RULES
-
     if data is None:
         return EngineConfig(), []
     if not isinstance(data, Mapping):
         return EngineConfig(), ["config: the file must hold a mapping"]
     by_key = {}
-    for rule in ALL_RULES:
+    for rule in rules:
         by_key[rule.CODE] = rule
         by_key[rule.NAME] = rule
     errors: list[str] = []

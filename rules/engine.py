@@ -11,6 +11,7 @@ from rules.context import ReviewContext
 from rules.comments import clear_caches as _clear_comment_caches
 from rules.document import clear_caches as _clear_document_caches
 from rules.finding import Check, Finding, Passed, Problem, Severity, Skipped
+from rules.registry import ALL_RULES
 
 log = logging.getLogger(__name__)
 
@@ -63,8 +64,6 @@ def run(changeset: ChangeSet, config: EngineConfig | None = None, rules=None,
 
     Pass `ctx` to share its cached analyses with the caller (the bot reads the changelog facts).
     """
-    from rules.registry import ALL_RULES
-
     config = config or EngineConfig()
     ctx = ctx or ReviewContext(changeset, config)
     report = Report()

@@ -1,38 +1,52 @@
-"""The explicit list of rules, in the order they run. Adding a rule = one module + one line here."""
+"""The one table of rules, in the order they run.
+
+Rules live by domain (`rules/<domain>/checks/<name>.py`, beside the domain's analysis module); a domain
+never registers itself. Adding a rule = one module + one line in ALL_RULES (and its import).
+"""
 from __future__ import annotations
 
-from rules.checks import (
-    changelog_entry_misplaced,
-    changelog_history_changed,
-    changelog_entry_invalid,
-    changelog_pr_link_wrong,
-    changelog_pr_link_placeholder,
-    changelog_format_broken,
-    changelog_separator_irregular,
+from rules.changelog.checks import (
+    changed_config_not_selected,
+    changelog_append_only_mixed,
     changelog_config_key_unknown,
+    changelog_entry_invalid,
+    changelog_entry_misplaced,
     changelog_entry_missing,
     changelog_entry_missing_for_cleanup,
-    changed_config_not_selected,
+    changelog_format_broken,
+    changelog_history_changed,
+    changelog_pr_link_placeholder,
+    changelog_pr_link_wrong,
+    changelog_separator_irregular,
+)
+from rules.claims.checks import (
+    numeric_claim_disagrees_with_value,
+    numeric_claim_false,
+)
+from rules.general.checks import (
+    header_comment_block,
     yaml_invalid,
-    changelog_append_only_mixed,
+)
+from rules.master.checks import (
     master_image_not_public,
     master_image_unpinned,
     master_key_prefix_mismatch,
-    capture_list_malformed,
-    capture_list_end_mismatch,
+)
+from rules.recipe.checks import (
     capture_list_decode_misaligned,
     capture_list_decode_short,
-    offload_pool_mismatch,
+    capture_list_end_mismatch,
+    capture_list_malformed,
     dram_budget_mismatch,
     gpus_per_role_mismatch,
-    memory_fraction_out_of_range,
     json_arg_invalid,
-    numeric_claim_false,
-    numeric_claim_disagrees_with_value,
-    header_comment_block,
-    mtp_script_missing_chat_template,
-    expert_parallel_unconditional,
+    memory_fraction_out_of_range,
+    offload_pool_mismatch,
     recipe_container_mismatch,
+)
+from rules.scripts.checks import (
+    expert_parallel_unconditional,
+    mtp_script_missing_chat_template,
 )
 
 ALL_RULES = (

@@ -5,7 +5,7 @@
   `git_repo.commit({"path": "text" | b"bytes" | None}, "message", branch="feature")`:
   `None` deletes a file; a new branch starts from `main` (or `start=REV`). `commit` returns the
   new SHA; `git_repo.sha(rev)` resolves a revision and `git_repo.path` is the directory.
-- `fake_github` — a started `bot.fakegithub.FakeGitHub` on `git_repo` for repository `octo/bench`
+- `fake_github` — a started `fakegithub.FakeGitHub` on `git_repo` for repository `octo/bench`
   with collaborators {"alice": "admin", "bob": "write", "carol": "triage"} (anyone else has
   read). No PR exists yet: `fake_github.add_pr(1, base="main", head="feature")`. Its base URL is
   `fake_github.url`; `fake_github.state()` returns everything written; stopped after the test.
@@ -86,7 +86,7 @@ def git_repo(tmp_path) -> GitRepo:
 
 @pytest.fixture
 def fake_github(git_repo):
-    from bot.fakegithub import FakeGitHub
+    from fakegithub import FakeGitHub
 
     fake = FakeGitHub(git_repo.path, repo="octo/bench",
                       collaborators={"alice": "admin", "bob": "write", "carol": "triage"})

@@ -15,8 +15,9 @@ from bot import diff, render, sweep
 from bot.github import GitHubError, GitHubPort, Snapshot
 from bot.reconcile import InlineComment, PostedComment, ReviewPlan, plan_review
 from rules.changeset import ChangeSet, FileChange
-from rules.changelog import changelog_diffs
-from rules.config import EngineConfig, Paths, load_config, path_matches
+from rules.changelog.analysis import changelog_diffs
+from rules import load_config
+from rules.config import EngineConfig, Paths, path_matches
 from rules.context import ReviewContext
 from rules.document import parse_yaml
 from rules.engine import Report, run

@@ -5,12 +5,11 @@ import json
 import subprocess
 import uuid
 
-import pytest
 import requests
 
 from bot import demo
 from bot.app import build_bot, create_app
-from bot.fakegithub.server import FakeGitHub
+from fakegithub.server import FakeGitHub
 from bot.serving import BackgroundServer
 from bot.settings import Settings
 from bot.webhook import sign

@@ -1,10 +1,9 @@
 """End to end over real HTTP: signed delivery → bot → PyGithub → the fake GitHub (git-backed)."""
 from __future__ import annotations
 
-import pytest
 
 from bot import demo
-from tests.bot.scenario import Scenario, writes
+from tests.bot.scenario import writes
 
 
 def new_entry_first_line(sc) -> int:

@@ -9,7 +9,7 @@ import pytest
 import requests
 
 from bot.cli import UsageError
-from bot.fakegithub.cli import register
+from fakegithub.cli import register
 
 # The installed console script's entry point, without relying on the script being on PATH.
 CLI = [sys.executable, "-c", "import sys; from bot.cli import main; sys.exit(main())"]

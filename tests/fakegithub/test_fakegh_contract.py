@@ -16,7 +16,7 @@ def busy(tmp_path_factory, private_key_pem):
     The cases only add state, so sharing it keeps ~40 validations to one setup."""
     import requests
 
-    from bot.fakegithub import FakeGitHub
+    from fakegithub import FakeGitHub
     from tests.conftest import GitRepo
     from tests.fakegithub.conftest import BASE_CONFIG, HEAD_CONFIG, Scene
 

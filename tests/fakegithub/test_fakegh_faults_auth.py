@@ -7,7 +7,7 @@ import pytest
 import requests
 from github import Auth, Github, GithubException, GithubIntegration, GithubRetry, RateLimitExceededException
 
-from bot.fakegithub import FakeGitHub
+from fakegithub import FakeGitHub
 
 REPO = "octo/bench"
 FAULT_STATUSES = {500, 502, 403, 429}

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from github import GithubException, UnknownObjectException
 
-from bot.fakegithub.graphql_api import BLOB_TEXT_LIMIT
+from fakegithub.graphql_api import BLOB_TEXT_LIMIT
 
 REPO = "octo/bench"
 VARS = {"owner": "octo", "name": "bench"}

@@ -23,15 +23,21 @@ from pathlib import Path
 import pytest
 
 from rules.changeset import ChangeSet, FileChange
-from rules.checks import (
-    expert_parallel_unconditional,
-    header_comment_block,
-    mtp_script_missing_chat_template,
+from rules.claims.checks import (
     numeric_claim_disagrees_with_value,
     numeric_claim_false,
+)
+from rules.general.checks import (
+    header_comment_block,
+)
+from rules.recipe.checks import (
     recipe_container_mismatch,
 )
-from rules.claims import find_claims
+from rules.scripts.checks import (
+    expert_parallel_unconditional,
+    mtp_script_missing_chat_template,
+)
+from rules.claims.parse import find_claims
 from rules.comments import blocks, yaml_comments
 from rules.context import ReviewContext
 from rules.engine import run

@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 
 from rules.changeset import ChangeSet, FileChange
-from rules.checks import (
+from rules.changelog.checks import (
     changelog_config_key_unknown,
+)
+from rules.master.checks import (
     master_image_not_public,
     master_image_unpinned,
     master_key_prefix_mismatch,

@@ -3,7 +3,7 @@ import pytest
 
 from rules.changeset import FileChange
 from rules.comments import added_lines, blocks, shell_comments, touched_lines, yaml_comments
-from rules.shell import commands
+from rules.scripts.parse import commands
 
 YAML = """# head 1
 # head 2

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import rules
 
-FORBIDDEN = {"flask", "github", "requests", "urllib3", "httpx", "bot", "redis", "rq", "socket", "subprocess"}
+FORBIDDEN = {"flask", "github", "requests", "urllib3", "httpx", "bot", "fakegithub", "redis", "rq", "socket", "subprocess"}
 ROOT = Path(rules.__file__).parent
 
 

@@ -1,24 +1,31 @@
 """Meta-tests: every rule module is registered, documented, and has a test file."""
-import importlib
 import pkgutil
 import re
 from pathlib import Path
 
 import pytest
 
-import rules.checks
+import rules
 from rules.config import RuleOptions
 from rules.engine import doc_sections
 from rules.finding import Severity
 from rules.registry import ALL_RULES, by_code
 
-MODULES = sorted(m.name for m in pkgutil.iter_modules(rules.checks.__path__))
+ROOT = Path(rules.__file__).parent
+# Every rule module of every domain: rules/<domain>/checks/<name>.py.
+MODULES = sorted(f"rules.{d.parent.name}.checks.{m.name}" for d in ROOT.glob("*/checks")
+                 for m in pkgutil.iter_modules([str(d)]))
 TESTS = Path(__file__).parent
 
 
 def test_every_module_is_registered():
-    registered = {r.__name__.rsplit(".", 1)[1] for r in ALL_RULES}
-    assert set(MODULES) == registered
+    registered = {r.__name__ for r in ALL_RULES}
+    assert MODULES and set(MODULES) == registered
+
+
+def test_rules_live_in_a_domain_checks_package():
+    for rule in ALL_RULES:
+        assert re.fullmatch(r"rules\.[a-z_]+\.checks\.[a-z0-9_]+", rule.__name__), rule.__name__
 
 
 @pytest.mark.parametrize("rule", ALL_RULES, ids=lambda r: r.CODE)
@@ -38,11 +45,24 @@ def test_rule_contract(rule):
 
 @pytest.mark.parametrize("rule", ALL_RULES, ids=lambda r: r.CODE)
 def test_rule_has_tests(rule):
-    module = rule.__name__.rsplit(".", 1)[1]
-    assert (TESTS / f"test_{module}.py").exists(), f"tests/rules/test_{module}.py is missing"
+    _, domain, _, module = rule.__name__.split(".")
+    assert (TESTS / domain / f"test_{module}.py").exists(), f"tests/rules/{domain}/test_{module}.py is missing"
 
 
 def test_codes_and_names_unique():
     codes = [r.CODE for r in ALL_RULES]
     names = [r.NAME for r in ALL_RULES]
     assert len(set(codes)) == len(codes) and len(set(names)) == len(names)
+
+
+def test_no_rule_module_imports_another():
+    """Rules share analyses (a domain's analysis module), never each other's code."""
+    import ast
+
+    bad = []
+    for rule in ALL_RULES:
+        tree = ast.parse(Path(rule.__file__).read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and ".checks" in node.module:
+                bad.append(f"{rule.__name__} imports {node.module}")
+    assert not bad

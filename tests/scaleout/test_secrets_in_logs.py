@@ -16,7 +16,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from bot import demo, logs
 from bot.app import build_bot, create_app
-from bot.fakegithub.server import FakeGitHub
+from fakegithub.server import FakeGitHub
 from bot.jobs import Deps, execute
 from bot.serving import BackgroundServer
 from bot.settings import Settings

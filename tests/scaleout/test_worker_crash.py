@@ -56,7 +56,7 @@ def test_killed_worker_job_is_rerun_by_another_worker(redis_conn, redis_url, wor
 
 def _scene(tmp_path, name):
     from bot import demo
-    from bot.fakegithub.server import FakeGitHub
+    from fakegithub.server import FakeGitHub
 
     base, head = demo.build_repo(tmp_path / name)
     fake = FakeGitHub(tmp_path / name, repo=demo.REPO)

@@ -1,0 +1,922 @@
+"""The perf-changelog analysis shared by the changelog rules and the master-config rules.
+
+`changelog_diffs(ctx)` answers, once per review (memoized), for every changed changelog file:
+which entries the PR adds and where they sit, whether the existing bytes survived, and what
+changed in history if they did not.
+
+Speed matters (the real file is ~6,400 lines and growing; a full ruamel round-trip parse costs
+~0.8 s), so nothing here parses a whole file:
+
+* fast path: `head.startswith(base)` (trailing whitespace at the very end of base aside) means
+  history is intact; only the appended tail is split into entries;
+* otherwise both files are split into entry blocks by scanning for top-level `- ` lines at
+  column 0, common leading/trailing blocks are skipped by byte comparison, and only the
+  differing middle is aligned (difflib on block contents);
+* only entries the PR adds are YAML-parsed, one small entry at a time (ruamel safe loader,
+  which rejects duplicate keys); line numbers come from the text itself.
+"""
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from rules.changeset import FileChange
+from rules.document import MAX_YAML_BYTES, expanded_size
+
+ENTRY_START = b"- config-keys:"
+# Past this size a changelog is not analysed (the real one is ~0.4-0.7 MB).
+MAX_CHANGELOG_BYTES = MAX_YAML_BYTES
+# At most this many added entries are YAML-parsed (a real PR adds a handful).
+MAX_PARSED_ENTRIES = 2000
+
+_ITEM_START = re.compile(rb"^-(?=[ \n]|$)", re.M)  # `- ` or a bare `-` at column 0
+_PR_NUMBER = re.compile(r"/pull/(\d+)\b")
+_TOP_KEY = re.compile(r"^(?:- |  )([A-Za-z0-9_][A-Za-z0-9_.-]*)\s*:(?:\s|$)")
+_REVERT = re.compile(r"^\s*(?:\[[^\]]*\]\s*)*revert", re.I)
+_PR_LINK_LINE = re.compile(r"^\s*(?:- )?pr-link\s*:\s*(.*?)\s*$")
+_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def count_word(n: int) -> str:
+    """`five` for 5 (up to ten), `1,234` beyond."""
+    return _WORDS[n] if 0 <= n < len(_WORDS) else f"{n:,}"
+
+
+def show_bytes(raw: bytes) -> str:
+    """Whitespace bytes as a quoted string with escapes, e.g. `"\\n  \\n"`."""
+    return json.dumps(raw.decode("utf-8", "replace"))
+
+
+def short(value: str, limit: int = 80) -> str:
+    """One-line excerpt of `value` for a message (backtick-safe, truncated with …)."""
+    value = value.replace("`", "'").replace("\n", "⏎")
+    return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
+@dataclass(frozen=True, eq=False)
+class Entry:
+    """One top-level item of the changelog, located in the head file (or base, for deletions)."""
+
+    index: int  # 0-based position in its file
+    start_line: int  # 1-based line of its `- config-keys:` line
+    end_line: int  # 1-based last non-blank line of the entry
+    data: dict | None  # parsed mapping (plain Python types); None if not parsed or unparsable
+    text: str  # the entry's raw text, lines start_line..end_line
+    error: str | None = None  # why `data` is None for an entry that was meant to be parsed
+    key_lines: Mapping[str, int] = field(default_factory=dict)  # top-level key -> 1-based line
+    sep: str = ""  # the bytes after end_line up to the next entry or EOF (normally "\n\n")
+
+    @property
+    def well_formed_start(self) -> bool:
+        """The first line is `- config-keys:` at column 0 (every real entry starts so)."""
+        return self.text.startswith("- config-keys:")
+
+    @property
+    def line_count(self) -> int:
+        return self.end_line - self.start_line + 1
+
+    @property
+    def config_keys(self) -> list[str]:
+        """The entry's config keys; [] when absent or of the wrong type."""
+        keys = self.data.get("config-keys") if isinstance(self.data, dict) else None
+        if isinstance(keys, list) and all(isinstance(k, str) for k in keys):
+            return list(keys)
+        return []
+
+    @property
+    def pr_link(self) -> str | None:
+        """The `pr-link` string (from the parsed data, else read from the text); None if absent."""
+        if isinstance(self.data, dict):
+            link = self.data.get("pr-link")
+            return link if isinstance(link, str) else None
+        for line in self.text.splitlines():
+            m = _PR_LINK_LINE.match(line)
+            if m and (line.startswith("  ") or line.startswith("- ")):
+                return m.group(1).strip("'\"") or None
+        return None
+
+    @property
+    def pr_number(self) -> int | None:
+        m = _PR_NUMBER.search(self.pr_link or "")
+        return int(m.group(1)) if m else None
+
+    @property
+    def label(self) -> str:
+        """How messages name this entry: `#2707`, or `line 123` without a PR number."""
+        n = self.pr_number
+        return f"#{n}" if n is not None else f"line {self.start_line:,}"
+
+    @property
+    def summary(self) -> str:
+        """A short name for messages: the first config key (from the data or the text)."""
+        keys = self.config_keys
+        if keys:
+            return keys[0]
+        lines = self.text.split("\n")
+        first = lines[0].split(":", 1)[1].strip() if ":" in lines[0] else ""
+        if first:
+            return first
+        for line in lines[1:]:
+            if line.lstrip().startswith("- "):
+                return line.strip()[2:].strip("'\"")
+            break
+        return lines[0]
+
+
+@dataclass(frozen=True)
+class HistoryChange:
+    """One way the PR changed bytes that existed at base (an RR002 finding)."""
+
+    kind: str  # edited | deleted | moved | separator | header | extended | removed | renamed | correction-mixed
+    line: int | None  # 1-based head line (None: file-level)
+    message: str
+    end_line: int | None = None
+    suggestion: str | None = None
+    fix: str | None = None
+    evidence: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SeparatorCheck:
+    """The blank lines between a new entry and the entry above it, as written and as wanted.
+
+    Lines `first_line..anchor_line - 1` of head are the separator (`actual`, possibly none);
+    `anchor_line` is the next entry's first line. `allowed` lists acceptable separators, the
+    first being the one to suggest; historical whitespace kept in place is always allowed.
+    """
+
+    entry: Entry  # the new entry the separator belongs to (above or below it)
+    first_line: int
+    anchor_line: int
+    anchor_text: str
+    actual: tuple[str, ...]
+    allowed: tuple[tuple[str, ...], ...]
+    history: tuple[str, ...] = ()  # leading separator lines that are base bytes (never changed)
+
+    @property
+    def ok(self) -> bool:
+        return self.actual in self.allowed
+
+
+@dataclass(frozen=True)
+class ChangelogDiff:
+    """What one PR did to one changelog file."""
+
+    path: str
+    status: str  # FileChange status
+    base_count: int  # entries at base
+    new_entries: list[Entry]  # entries the PR adds (wherever they sit), in head order
+    misplaced: list[tuple[Entry, list[Entry]]]  # added entry sitting above base entries, + those entries
+    history_ok: bool  # head bytes begin with base bytes (trailing whitespace at end of base aside)
+    history_changes: list[HistoryChange] = field(default_factory=list)  # RR002 material
+    corrections: list[Entry] = field(default_factory=list)  # isolated canonical pr-link corrections
+    head_line_count: int = 0
+    base_line_count: int = 0
+    first_changed_line: int | None = None  # first head line that differs from base
+    base_end_line: int = 0  # last head line that is base bytes on the fast path (0 otherwise)
+    prefix_len: int = 0  # leading bytes head shares with base (history at least up to here)
+    separators: list[SeparatorCheck] = field(default_factory=list)  # around new entries (RR007)
+    patch: str | None = None
+    head: bytes | None = None
+    base: bytes | None = None
+    skip_reason: str | None = None  # set when the file could not be analysed (size, content missing)
+    oversize: int = 0  # the size in bytes of a file skipped for being over MAX_CHANGELOG_BYTES
+
+    @property
+    def appends_entry(self) -> bool:
+        """True iff the PR adds at least one entry and changes no existing entry or byte.
+
+        A misplaced (mid-file) entry still counts as added: that is a placement problem (RR001),
+        not a history problem. The sweep gate uses this to decide whether a sweep will run.
+        """
+        return self.skip_reason is None and bool(self.new_entries) and not self.history_changes
+
+    @cached_property
+    def _head_lines(self) -> list[str]:
+        return (self.head or b"").decode("utf-8", "replace").split("\n")
+
+    def head_lines(self) -> list[str]:
+        """The head file as text lines (decoded leniently, computed once); for suggestions only."""
+        return self._head_lines
+
+
+def anchored(head_lines: list[str], line: int, end_line: int, replacement: list[str]) -> tuple[int, int, str]:
+    """A suggestion that renders exactly: (line, end_line, text) replacing head lines line..end_line.
+
+    Suggestion blocks lose trailing empty lines (and an empty block reads as one empty line), so
+    while the replacement ends with an empty line, the range is extended by the next head line.
+    """
+    repl = list(replacement)
+    while (not repl or repl[-1] == "") and end_line < len(head_lines):
+        end_line += 1
+        repl.append(head_lines[end_line - 1])
+    return line, end_line, "\n".join(repl)
+
+
+# --------------------------------------------------------------------------------------------
+# Splitting into blocks
+
+
+@dataclass(frozen=True)
+class _Block:
+    start: int  # byte offset of the item's first line
+    content_end: int  # byte offset just past the last non-whitespace byte
+    end: int  # byte offset of the next item (or EOF)
+    start_line: int
+    end_line: int
+
+    def content(self, data: bytes) -> bytes:
+        return data[self.start:self.content_end]
+
+    def sep(self, data: bytes) -> bytes:
+        return data[self.content_end:self.end]
+
+
+def _split(data: bytes, offset: int = 0, line0: int = 1, end: int | None = None) -> tuple[int, list[_Block]]:
+    """Top-level items of `data[offset:end]`: (offset of the first item, blocks). `line0` = line at offset.
+
+    `offset` must be 0 or a line start, and `end` the end of data or an item start.
+    """
+    end = len(data) if end is None else end
+    starts = [m.start() for m in _ITEM_START.finditer(data, offset, end)]
+    blocks = []
+    line = line0
+    prev = offset
+    for i, st in enumerate(starts):
+        line += data.count(b"\n", prev, st)
+        prev = st
+        e = starts[i + 1] if i + 1 < len(starts) else end
+        ce = st + len(data[st:e].rstrip())
+        blocks.append(_Block(st, ce, e, line, line + data.count(b"\n", st, ce)))
+    return (starts[0] if starts else end), blocks
+
+
+def _is_item_at(data: bytes, pos: int) -> bool:
+    return (data[pos:pos + 1] == b"-" and (pos == 0 or data[pos - 1] == 10)
+            and (pos + 1 == len(data) or data[pos + 1] in b" \n"))
+
+
+def _count_items(data: bytes, start: int = 0, end: int | None = None) -> int:
+    """Number of top-level items (lines starting `- ` or a bare `-`) in data[start:end], fast."""
+    end = len(data) if end is None else end
+    n = data.count(b"\n- ", start, end) + data.count(b"\n-\n", start, end)
+    if end == len(data) and data.endswith(b"\n-") and end - start >= 2:
+        n += 1
+    if start == 0 and _is_item_at(data, 0):
+        n += 1
+    return n
+
+
+def _prev_item(data: bytes, pos: int) -> int:
+    """The largest item start < pos, or 0."""
+    end = pos
+    while end > 1:
+        i = data.rfind(b"\n-", 0, end)
+        if i < 0:
+            break
+        if _is_item_at(data, i + 1):
+            return i + 1
+        end = i + 1
+    return 0
+
+
+def _next_item(data: bytes, pos: int) -> int:
+    """The smallest item start >= pos, or len(data)."""
+    if pos <= 0 and _is_item_at(data, 0):
+        return 0
+    i = max(pos - 1, 0)
+    while True:
+        i = data.find(b"\n-", i)
+        if i < 0:
+            return len(data)
+        if _is_item_at(data, i + 1):
+            return i + 1
+        i += 1
+
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    """Length of the longest common prefix (a binary search over slice comparisons)."""
+    n = min(len(a), len(b))
+    if a[:n] == b[:n]:
+        return n
+    lo, hi = 0, n  # a[:lo] == b[:lo]; a[:hi] != b[:hi]
+    while hi - lo > 64:
+        mid = (lo + hi) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid
+    while lo < hi and a[lo] == b[lo]:
+        lo += 1
+    return lo
+
+
+def _common_suffix(a: bytes, b: bytes, limit: int) -> int:
+    """Length of the longest common suffix, at most `limit`."""
+    la, lb = len(a), len(b)
+    if limit <= 0:
+        return 0
+    if a[la - limit:] == b[lb - limit:]:
+        return limit
+    lo, hi = 0, limit
+    while hi - lo > 64:
+        mid = (lo + hi) // 2
+        if a[la - mid:la - lo] == b[lb - mid:lb - lo]:
+            lo = mid
+        else:
+            hi = mid
+    while lo < hi and a[la - lo - 1] == b[lb - lo - 1]:
+        lo += 1
+    return lo
+
+
+def _line_count(data: bytes) -> int:
+    if not data:
+        return 0
+    return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+
+
+# --------------------------------------------------------------------------------------------
+# Parsing one entry
+
+
+def _parse_entry(yaml: YAML, text: str) -> tuple[Any, str | None]:
+    """(first item's mapping, error). The text holds exactly one top-level item."""
+    try:
+        loaded = yaml.load(text)
+    except MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        where = f" (entry line {mark.line + 1})" if mark is not None else ""
+        problem = " ".join(str(p) for p in (err.context, err.problem) if p) or type(err).__name__
+        return None, f"does not parse: {problem}{where}".replace("\n", " ")
+    except RecursionError:
+        return None, "does not parse: nesting too deep"
+    except (YAMLError, ValueError, TypeError, OverflowError) as err:
+        return None, f"does not parse: {type(err).__name__}"
+    if expanded_size(loaded) is None:
+        return None, "YAML aliases expand too far"
+    if not isinstance(loaded, list) or not loaded:
+        return None, "is not a list item"
+    item = loaded[0]
+    if not isinstance(item, dict):
+        return None, f"is a {type(item).__name__}, not a mapping"
+    if not all(isinstance(k, str) for k in item):
+        return None, "has a non-string key"
+    return item, None
+
+
+def _key_lines(text: str, start_line: int) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for i, line in enumerate(text.split("\n")):
+        m = _TOP_KEY.match(line)
+        if m and m.group(1) not in out:
+            out[m.group(1)] = start_line + i
+    return out
+
+
+class _Builder:
+    """Makes Entry objects for one file, parsing only those asked to be parsed."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+        self.yaml: YAML | None = None
+        self.parsed = 0
+
+    def entry(self, index: int, block: _Block, parse: bool) -> Entry:
+        raw = block.content(self.data)
+        sep = block.sep(self.data).decode("utf-8", "replace")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            text = raw.decode("utf-8", "replace")
+            return Entry(index, block.start_line, block.end_line, None, text,
+                         "is not valid UTF-8" if parse else None, _key_lines(text, block.start_line), sep)
+        keys = _key_lines(text, block.start_line)
+        if not parse:
+            return Entry(index, block.start_line, block.end_line, None, text, None, keys, sep)
+        if "\0" in text:
+            return Entry(index, block.start_line, block.end_line, None, text, "contains NUL bytes", keys, sep)
+        if self.parsed >= MAX_PARSED_ENTRIES:
+            return Entry(index, block.start_line, block.end_line, None, text,
+                         f"was not parsed: more than {MAX_PARSED_ENTRIES:,} added entries", keys, sep)
+        if self.yaml is None:
+            self.yaml = YAML(typ="safe", pure=True)
+        self.parsed += 1
+        data, error = _parse_entry(self.yaml, text + "\n")
+        return Entry(index, block.start_line, block.end_line, data, text, error, keys, sep)
+
+
+# --------------------------------------------------------------------------------------------
+# Comparing base and head
+
+
+def _lines(b: bytes) -> list[str]:
+    return b.decode("utf-8", "replace").split("\n")
+
+
+def _sep_lines(sep: bytes) -> list[str]:
+    """Separator bytes after a content line -> the whole lines they make (without the content line)."""
+    parts = _lines(sep)
+    return parts[1:-1] if len(parts) > 1 else []
+
+
+def _trim(a: list[str], b: list[str]) -> tuple[int, int]:
+    """(common prefix length, common suffix length) of two line lists, not overlapping."""
+    p = 0
+    while p < len(a) and p < len(b) and a[p] == b[p]:
+        p += 1
+    s = 0
+    while s < len(a) - p and s < len(b) - p and a[-1 - s] == b[-1 - s]:
+        s += 1
+    return p, s
+
+
+def _canonical_link(link: str, repo: str | None) -> bool:
+    if repo:
+        return re.fullmatch(rf"https://github\.com/{re.escape(repo)}/pull/\d+", link) is not None
+    return re.fullmatch(r"https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/pull/\d+", link) is not None
+
+
+def _similar(a: Entry, b: Entry) -> bool:
+    """Is head entry `b` an edited version of base entry `a`? (same pr-link, or mostly the same lines)"""
+    if a.pr_link and a.pr_link == b.pr_link:
+        return True
+    la, lb = set(a.text.split("\n")[1:]), set(b.text.split("\n")[1:])
+    return bool(la | lb) and len(la & lb) * 2 >= max(len(la), len(lb))
+
+
+def _labels(entries: list[Entry], limit: int = 8) -> str:
+    names = [e.label for e in entries[:limit]]
+    if len(entries) > limit:
+        names.append(f"and {len(entries) - limit:,} more")
+    return ", ".join(names)
+
+
+def _hunk_of(patch: str | None, line: int) -> str | None:
+    """The `@@ -a,b +c,d @@` header of the patch hunk whose new side contains `line`."""
+    if not patch:
+        return None
+    for m in re.finditer(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", patch, re.M):
+        c, d = int(m.group(3)), int(m.group(4) if m.group(4) is not None else 1)
+        if c <= line < c + max(d, 1):
+            return m.group(0)
+    return None
+
+
+def hunk_of(diff: ChangelogDiff, line: int) -> str | None:
+    return _hunk_of(diff.patch, line)
+
+
+def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDiff:
+    path, status = f.path, f.status
+    base = None if status == "added" else f.base
+    head = None if status == "removed" else f.head
+    common = dict(path=path, status=status, patch=f.patch, head=head, base=base)
+
+    if status == "removed":
+        n = _count_items(base) if base is not None else 0
+        what = f"all {n:,} entries" if base is not None else "its history"
+        change = HistoryChange(
+            "removed", None, f"The changelog `{path}` is deleted, removing {what}.",
+            fix="Restore the file from the base branch; the changelog is append-only and the sweep "
+                "workflow triggers on it.",
+            evidence=("file status `removed`", f"{n:,} entries at base"))
+        return ChangelogDiff(base_count=n, new_entries=[], misplaced=[], history_ok=False,
+                             history_changes=[change], base_line_count=_line_count(base or b""), **common)
+    for side, raw in (("head", head), ("base", base)):
+        if raw is not None and len(raw) > MAX_CHANGELOG_BYTES:
+            return ChangelogDiff(base_count=0, new_entries=[], misplaced=[], history_ok=False,
+                                 skip_reason=f"the {side} file is {len(raw):,} bytes, over the "
+                                             f"{MAX_CHANGELOG_BYTES:,}-byte limit for a changelog",
+                                 oversize=len(raw) if side == "head" else 0, **common)
+    if head is None:
+        return ChangelogDiff(base_count=0, new_entries=[], misplaced=[], history_ok=False,
+                             skip_reason="the head content was not available to the review", **common)
+    if base is None and status != "added":
+        return ChangelogDiff(base_count=0, new_entries=[], misplaced=[], history_ok=False,
+                             skip_reason="the base content was not available to the review", **common)
+
+    renamed: list[HistoryChange] = []
+    if status == "renamed":
+        renamed.append(HistoryChange(
+            "renamed", None, f"The changelog `{f.previous_path}` is renamed to `{path}`.",
+            fix=f"Keep the changelog at `{f.previous_path}`; the sweep workflow and its validator read that path.",
+            evidence=(f"file status `renamed` from `{f.previous_path}`",)))
+
+    base = base or b""
+    builder = _Builder(head)
+    core = len(base.rstrip())
+    base_nl_core = base.count(b"\n", 0, core)
+    base_lines = base_nl_core + base.count(b"\n", core) + (0 if not base or base.endswith(b"\n") else 1)
+
+    # Fast path: history intact, entries appended at the tail.
+    if head.startswith(base[:core]):
+        head_lines = base_nl_core + head.count(b"\n", core) + (0 if not head or head.endswith(b"\n") else 1)
+        nl = head.find(b"\n", core) if core else -1
+        region = (nl + 1 if nl >= 0 else len(head)) if core else 0
+        first, blocks = _split(head, region, base_nl_core + head.count(b"\n", core, region) + 1)
+        if core == 0 or not head[core:first].strip():
+            base_count = _count_items(base)
+            new = [builder.entry(base_count + k, b, True) for k, b in enumerate(blocks)]
+            base_end = base_nl_core + 1 if core else 0
+            seps: list[SeparatorCheck] = []
+            if new and core:
+                hist = tuple(_sep_lines(base[core:]))
+                wanted = hist if hist and hist[-1] == "" else hist + ("",)
+                actual = tuple(_sep_lines(head[core:blocks[0].start]))
+                allowed = (wanted,) if actual[:len(hist)] == hist else (("",),)
+                seps.append(SeparatorCheck(new[0], base_end + 1, new[0].start_line, new[0].text.split("\n", 1)[0],
+                                           actual, allowed, hist if allowed[0] is wanted else ()))
+            for k, b in enumerate(blocks[:-1]):
+                nxt = blocks[k + 1]
+                seps.append(SeparatorCheck(new[k], b.end_line + 1, nxt.start_line, new[k + 1].text.split("\n", 1)[0],
+                                           tuple(_sep_lines(b.sep(head))), (("",),)))
+            first_changed = None
+            if head != base:
+                first_changed = new[0].start_line if new else min(base_end + 1, max(head_lines, 1))
+            return ChangelogDiff(base_count=base_count, new_entries=new, misplaced=[], history_ok=True,
+                                 history_changes=renamed, head_line_count=head_lines,
+                                 base_line_count=base_lines, first_changed_line=first_changed,
+                                 base_end_line=base_end, prefix_len=core, separators=seps, **common)
+
+    # Slow path: split and align only the region between the common byte prefix and suffix,
+    # widened to entry boundaries plus one entry of context on each side.
+    head_lines = _line_count(head)
+    p = _common_prefix(base, head)
+    q = _common_suffix(base, head, min(len(base), len(head)) - p)
+    sb = _prev_item(base, p - 1) if p > 1 else 0
+    sb = _prev_item(base, sb) if sb > 0 else 0
+    be = _next_item(base, len(base) - q + 1)
+    be = _next_item(base, be + 1) if be < len(base) else be
+    he = be + len(head) - len(base)
+    line_sb = base.count(b"\n", 0, sb) + 1
+    hb_first, hblocks = _split(head, sb, line_sb, he)
+    bb_first, bblocks = _split(base, sb, line_sb, be)
+    before = _count_items(base, 0, sb)  # entries above the region (identical in base and head)
+    base_tail = be == len(base)  # the region reaches the end of base
+    bbuilder = _Builder(base)
+    changes: list[HistoryChange] = list(renamed)
+    _all_lines: list[list[str]] = []
+
+    def all_lines() -> list[str]:
+        if not _all_lines:
+            _all_lines.append(_lines(head))
+        return _all_lines[0]
+
+    if sb == 0 and head[:hb_first] != base[:bb_first]:
+        hl, bl = _lines(head[:hb_first]), _lines(base[:bb_first])
+        p0, _ = _trim(hl, bl)
+        changes.append(HistoryChange(
+            "header", p0 + 1, f"The text above the first entry was changed at line {p0 + 1:,}.",
+            evidence=(f"base line: `{short(bl[p0]) if p0 < len(bl) else '(none)'}`",
+                      f"head line: `{short(hl[p0]) if p0 < len(hl) else '(none)'}`")))
+
+    bkeys = [b.content(base) for b in bblocks]
+    hkeys = [b.content(head) for b in hblocks]
+    # Skip the common head and tail by content (cheap), align only the middle.
+    lo = 0
+    while lo < len(bkeys) and lo < len(hkeys) and bkeys[lo] == hkeys[lo]:
+        lo += 1
+    hi = 0
+    while hi < len(bkeys) - lo and hi < len(hkeys) - lo and bkeys[-1 - hi] == hkeys[-1 - hi]:
+        hi += 1
+    ops: list[tuple[str, int, int, int, int]] = []
+    if lo:
+        ops.append(("equal", 0, lo, 0, lo))
+    sm = difflib.SequenceMatcher(None, bkeys[lo:len(bkeys) - hi], hkeys[lo:len(hkeys) - hi], autojunk=False)
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        ops.append((tag, i1 + lo, i2 + lo, j1 + lo, j2 + lo))
+    if hi:
+        ops.append(("equal", len(bkeys) - hi, len(bkeys), len(hkeys) - hi, len(hkeys)))
+
+    head_entries: dict[int, Entry] = {}
+    base_entries: dict[int, Entry] = {}
+
+    def h_entry(j: int, parse: bool = False) -> Entry:
+        if j not in head_entries or (parse and head_entries[j].data is None and head_entries[j].error is None):
+            head_entries[j] = builder.entry(before + j, hblocks[j], parse)
+        return head_entries[j]
+
+    def b_entry(i: int) -> Entry:
+        if i not in base_entries:
+            base_entries[i] = bbuilder.entry(before + i, bblocks[i], False)
+        return base_entries[i]
+
+    from_base: dict[int, int] = {}  # head block index -> base block index (equal or edited)
+    inserted: list[int] = []
+    deleted_runs: list[tuple[list[int], int | None]] = []  # (base indices, head index that follows)
+    edited: list[tuple[int, int]] = []
+    for tag, i1, i2, j1, j2 in ops:
+        if tag == "equal":
+            for k in range(i2 - i1):
+                from_base[j1 + k] = i1 + k
+            continue
+        if tag == "insert":
+            inserted.extend(range(j1, j2))
+            continue
+        if tag == "delete":
+            deleted_runs.append((list(range(i1, i2)), j1))
+            continue
+        # replace: pair edited versions, the rest are deletions / insertions
+        unpaired = list(range(i1, i2))
+        for j in range(j1, j2):
+            hit = next((i for i in unpaired if _similar(b_entry(i), h_entry(j))), None)
+            if hit is None:
+                inserted.append(j)
+            else:
+                unpaired.remove(hit)
+                edited.append((hit, j))
+                from_base[j] = hit
+        if unpaired:
+            deleted_runs.append((unpaired, j2))
+
+    # An inserted block identical to a deleted one is a move (reorder), not a new entry.
+    deleted_by_content: dict[bytes, list[int]] = {}
+    for run, _ in deleted_runs:
+        for i in run:
+            deleted_by_content.setdefault(bkeys[i], []).append(i)
+    moved: list[tuple[int, int]] = []
+    new_idx: list[int] = []
+    for j in sorted(inserted):
+        pool = deleted_by_content.get(hkeys[j])
+        if pool:
+            i = pool.pop(0)
+            moved.append((i, j))
+            from_base[j] = i
+        else:
+            new_idx.append(j)
+    moved_base = {i for i, _ in moved}
+
+    def nearest_head_line(j: int | None) -> int | None:
+        if j is not None and j < len(hblocks):
+            return hblocks[j].start_line
+        if he < len(head):
+            return head.count(b"\n", 0, he) + 1
+        if hblocks:
+            return hblocks[-1].end_line
+        return head_lines or None
+
+    for run, j in deleted_runs:
+        gone = [i for i in run if i not in moved_base]
+        if not gone:
+            continue
+        ents = [b_entry(i) for i in gone]
+        lines_gone = sum(bblocks[i].end_line - bblocks[i].start_line + 1 for i in gone)
+        word = "entry" if len(gone) == 1 else "entries"
+        changes.append(HistoryChange(
+            "deleted", nearest_head_line(j),
+            f"{count_word(len(gone)).capitalize()} existing {word} ({_labels(ents)}) "
+            f"{'was' if len(gone) == 1 else 'were'} deleted here.",
+            fix="Restore the deleted entries byte-for-byte from the base branch; existing changelog "
+                "entries are immutable (revert their effect with a new entry instead).",
+            evidence=(f"base lines {bblocks[gone[0]].start_line:,}-{bblocks[gone[-1]].end_line:,} "
+                      f"({lines_gone:,} entry lines) are missing at head",
+                      *((f"PR title `{short(title)}`: a maintainer revert may be intentional",)
+                        if title and _REVERT.match(title) else ()))))
+    for i, j in moved:
+        e = h_entry(j)
+        changes.append(HistoryChange(
+            "moved", e.start_line,
+            f"Existing entry {e.label if e.pr_number is not None else 'at line ' + format(e.start_line, ',')} "
+            f"(`{short(e.summary)}`) was moved from base line "
+            f"{bblocks[i].start_line:,} to line {e.start_line:,}.",
+            end_line=e.end_line,
+            fix="Keep existing entries in their base order; reordering history is an edit.",
+            evidence=(f"base entry index {i}, head entry index {j}",)))
+
+    # Edits: pr-link-only corrections are allowed alone (A10), everything else is a history change.
+    correction_entries: list[Entry] = []
+    pending_corrections: list[HistoryChange] = []
+    for i, j in edited:
+        bl = _lines(bkeys[i])
+        hl = _lines(hkeys[j])
+        p, s = _trim(bl, hl)
+        b_rng, h_rng = bl[p:len(bl) - s], hl[p:len(hl) - s]
+        e = h_entry(j)
+        start = hblocks[j].start_line
+        link_only = (len(bl) == len(hl) and all(
+            x.startswith("  pr-link:") and y.startswith("  pr-link:") for x, y in zip(b_rng, h_rng)))
+        line = start + p
+        end_line = start + len(hl) - s - 1
+        if h_rng and b_rng:
+            repl = list(b_rng)
+        elif b_rng:  # lines removed from the entry: re-insert them after the line above
+            line = end_line = start + p - 1
+            repl = [hl[p - 1], *b_rng]
+        else:  # lines added to the entry: replace them and the line above with the line above
+            line = start + p - 1
+            repl = [hl[p - 1]]
+        line, end_line, suggestion = anchored(all_lines(), line, end_line, repl)
+        old = b_rng[0] if b_rng else "(nothing)"
+        new = h_rng[0] if h_rng else "(line removed)"
+        if old.strip() == new.strip():  # a whitespace-only edit: make the whitespace visible
+            old, new = json.dumps(old), json.dumps(new)
+        else:
+            old, new = old.strip(), new.strip()
+        be = b_entry(i)
+        name = be.label if be.pr_number is not None else f"`{short(be.summary)}`"
+        change = HistoryChange(
+            "edited", line,
+            f"Existing entry {name} was edited at line {start + p:,}: `{short(old)}` became `{short(new)}`.",
+            end_line=end_line, suggestion=suggestion,
+            fix="Restore the entry byte-for-byte from the base branch; existing changelog entries are "
+                "immutable (describe corrections in a new entry).",
+            evidence=(f"base entry at base line {bblocks[i].start_line:,} differs in {len(b_rng) or 1} "
+                      f"line(s) from head line {start + p:,}",))
+        link = _PR_LINK_LINE.match(h_rng[0]).group(1).strip("'\"") if link_only and h_rng else ""
+        old_link = _PR_LINK_LINE.match(b_rng[0]).group(1).strip("'\"") if link_only and b_rng else ""
+        # A correction replaces a placeholder or malformed link with a canonical one; re-pointing
+        # a canonical link at another PR is an edit.
+        if link_only and _canonical_link(link, repo) and not _canonical_link(old_link, repo):
+            correction_entries.append(e)
+            pending_corrections.append(change)
+        else:
+            changes.append(change)
+
+    # Separators between surviving history entries are history too (never "fixed").
+    base_at = {j: i for j, i in from_base.items()}
+    for j, i in sorted(base_at.items()):
+        if i + 1 >= len(bblocks) or j + 1 >= len(hblocks) or (i, j) in moved:
+            continue
+        if base_at.get(j + 1) != i + 1:
+            continue  # something was inserted or deleted after it: judged by the rules above
+        bsep, hsep = bblocks[i].sep(base), hblocks[j].sep(head)
+        if bsep != hsep:
+            e = h_entry(j)
+            sep_lines = _sep_lines(bsep)
+            s_line, s_end, s_text = anchored(all_lines(), e.end_line, e.end_line + len(_sep_lines(hsep)),
+                                             [all_lines()[e.end_line - 1], *sep_lines])
+            changes.append(HistoryChange(
+                "separator", s_line,
+                f"The separator after existing entry {e.label} changed from `{show_bytes(bsep)}` to "
+                f"`{show_bytes(hsep)}`.",
+                end_line=s_end, suggestion=s_text,
+                fix="Restore the historical separator bytes exactly (trailing spaces included); "
+                    "historical whitespace is immutable.",
+                evidence=(f"base separator `{show_bytes(bsep)}` after base line {bblocks[i].end_line:,}",)))
+
+    new_entries = [h_entry(j, parse=True) for j in new_idx]
+    if pending_corrections:
+        if new_entries:
+            changes.extend(pending_corrections)
+            changes.append(HistoryChange(
+                "correction-mixed", pending_corrections[0].line,
+                "A historical pr-link correction is mixed with new changelog entries in one PR.",
+                fix="Make the pr-link correction in its own PR, with no new entries.",
+                evidence=(f"{len(pending_corrections)} corrected link(s), {len(new_entries)} new entries",)))
+            correction_entries = []
+        elif head_lines != base_lines:
+            changes.extend(pending_corrections)
+            correction_entries = []
+
+    # Misplaced: an added entry with base entries below it.
+    misplaced: list[tuple[Entry, list[Entry]]] = []
+    base_js = sorted(from_base)
+    suffix: list[Entry] = []
+    if new_entries and he < len(head):  # entries below the region: all existing ones
+        _, sblocks = _split(head, he, head.count(b"\n", 0, he) + 1)
+        first_index = before + len(hblocks)
+        suffix = [builder.entry(first_index + k, b, False) for k, b in enumerate(sblocks)]
+    for j, e in zip(new_idx, new_entries):
+        below = [h_entry(k) for k in base_js if k > j] + suffix
+        if below:
+            misplaced.append((e, below))
+
+    # Separators around new entries: below each (unless last in the file), and above each whose
+    # upper neighbour is history (the tail of base, or the entry it was spliced after).
+    seps = []
+    new_set = set(new_idx)
+    last_base_i = len(bblocks) - 1 if base_tail else None
+    for j in new_idx:
+        e = head_entries[j]
+        if j > 0 and j - 1 not in new_set:
+            prev = hblocks[j - 1]
+            actual = tuple(_sep_lines(prev.sep(head)))
+            i = from_base.get(j - 1)
+            hist = tuple(_sep_lines(bblocks[i].sep(base))) if i is not None else ()
+            if i is not None and i == last_base_i:
+                wanted = hist if hist and hist[-1] == "" else hist + ("",)
+                allowed = (wanted,) if actual[:len(hist)] == hist else (("",),)
+            else:
+                allowed = (("",), hist)
+                hist = ()
+            seps.append(SeparatorCheck(e, prev.end_line + 1, e.start_line, e.text.split("\n", 1)[0],
+                                       actual, allowed, hist if len(allowed) == 1 and allowed[0][:len(hist)] == hist
+                                       else ()))
+        if j + 1 < len(hblocks):
+            nxt = hblocks[j + 1]
+            seps.append(SeparatorCheck(e, hblocks[j].end_line + 1, nxt.start_line,
+                                       h_entry(j + 1).text.split("\n", 1)[0],
+                                       tuple(_sep_lines(hblocks[j].sep(head))), (("",),)))
+
+    changes.sort(key=lambda c: (c.line is not None, c.line or 0))
+    first_changed = min(head.count(b"\n", 0, p) + 1, max(head_lines, 1))
+    return ChangelogDiff(base_count=_count_items(base), new_entries=new_entries, misplaced=misplaced,
+                         history_ok=False, history_changes=changes, corrections=correction_entries,
+                         head_line_count=head_lines, base_line_count=base_lines,
+                         first_changed_line=first_changed, prefix_len=p, separators=seps, **common)
+
+
+def changelog_files(ctx) -> list[FileChange]:
+    """Changed files that are (or were, before a rename) a changelog."""
+    out = []
+    for f in ctx.changeset.files:
+        if ctx.kind(f.path) == "changelog" or (f.previous_path and ctx.kind(f.previous_path) == "changelog"):
+            out.append(f)
+    return out
+
+
+def changelog_diffs(ctx) -> list[ChangelogDiff]:
+    """One ChangelogDiff per changed changelog file, computed once per review."""
+    cs = ctx.changeset
+    return ctx.memo(("changelog_diffs",),
+                    lambda: [_analyse(f, cs.repo, cs.title) for f in changelog_files(ctx)])
+
+
+# --------------------------------------------------------------------------------------------
+# pr-link values (RR004 / RR005)
+
+OLD_REPOS = ("InferenceMAX/InferenceMAX",)
+_LINK = re.compile(r"https://github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/pull/(\d+|XXX)")
+_LOOSE_LINK = re.compile(r"(?:https?://)?(?:www\.)?github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/pulls?/(\d+|XXX)",
+                         re.I)
+
+
+@dataclass(frozen=True)
+class PrLinkVerdict:
+    """How a new entry's pr-link compares with this PR's canonical link."""
+
+    kind: str  # "ok" | "ok-number-unknown" | "placeholder" | "wrong"
+    reason: str  # why it is wrong / what it is
+    canonical: str | None  # this PR's canonical link, when owner/repo and number are known
+
+
+def canonical_link(repo: str, number: int) -> str:
+    return f"https://github.com/{repo}/pull/{number}"
+
+
+def pr_link_verdict(link: str, repo: str | None, number: int | None) -> PrLinkVerdict:
+    """Judge `link` against this PR (owner/repo `repo`, number `number`, either may be unknown)."""
+    link_repo = None
+    loose = _LOOSE_LINK.search(link)
+    if loose and loose.group(1) not in OLD_REPOS:
+        link_repo = loose.group(1)
+    target = repo or link_repo
+    canonical = canonical_link(target, number) if target and number is not None else None
+    m = _LINK.fullmatch(link)
+    if link == "XXX" or (m and m.group(2) == "XXX" and (repo is None or m.group(1) == repo)
+                         and m.group(1) not in OLD_REPOS):
+        return PrLinkVerdict("placeholder", "a placeholder", canonical)
+    if m:
+        owner_repo, num = m.group(1), m.group(2)
+        if owner_repo in OLD_REPOS:
+            return PrLinkVerdict("wrong", f"it points at the old `{owner_repo}` repository", canonical)
+        if repo is not None and owner_repo != repo:
+            return PrLinkVerdict("wrong", f"it points at `{owner_repo}`, not `{repo}`", canonical)
+        if num == "XXX":
+            return PrLinkVerdict("wrong", "it is a placeholder for another repository", canonical)
+        if number is None:
+            return PrLinkVerdict("ok-number-unknown", f"links PR #{num}", canonical)
+        if int(num) != number:
+            return PrLinkVerdict("wrong", f"it links PR #{num}, not this PR #{number}", canonical)
+        return PrLinkVerdict("ok", "canonical", canonical)
+    stripped = link.strip()
+    if stripped != link:
+        reason = "it has surrounding whitespace"
+    elif not loose:
+        reason = "it is not a GitHub pull request link"
+    elif link.lower().startswith("http://"):
+        reason = "it uses `http://`"
+    elif link.rstrip("/") != link and _LINK.fullmatch(link.rstrip("/")):
+        reason = "it has a trailing slash"
+    elif loose and link[loose.end():].startswith(("/changes", "/files", "/commits")):
+        reason = f"it has a `{link[loose.end():].split('#')[0].split('?')[0]}` suffix"
+    elif loose and loose.group(1) in OLD_REPOS:
+        reason = f"it points at the old `{loose.group(1)}` repository"
+    else:
+        reason = "it is not of the form `https://github.com/<owner>/<repo>/pull/<number>`"
+    return PrLinkVerdict("wrong", reason, canonical)
+
+
+def pr_link_line(entry: Entry) -> tuple[int, str | None]:
+    """(line of the entry's `pr-link`, that line's text) — the entry start when not found."""
+    line = entry.key_lines.get("pr-link")
+    if line is None:
+        return entry.start_line, None
+    return line, entry.text.split("\n")[line - entry.start_line]
+
+
+def pr_link_suggestion(text: str | None, canonical: str | None) -> str | None:
+    """The `pr-link:` line rewritten to the canonical link, keeping its indentation."""
+    if not canonical or text is None:
+        return None
+    indent = text[: len(text) - len(text.lstrip())]
+    return f"{indent}pr-link: {canonical}"

@@ -1,0 +1,157 @@
+"""What a PR changes that a sweep must measure: master-config keys, recipes and scripts.
+
+Shared by the changelog-presence rules (RR009 and its cleanup nit RR010): each changed benchmark
+file becomes a `BenchmarkChange` (with the keys it adds or changes, and whether it only removes),
+memoized per review.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rules.changelog.analysis import changelog_diffs
+from rules.context import ReviewContext
+from rules.master.analysis import changed_keys, master_files, master_keys
+
+BENCHMARK_KINDS = ("recipes", "scripts")
+# GitHub's revert button writes `Revert "…"`; conventional commits write `revert: …`.
+REVERT_TITLE = re.compile(r"^(?:Revert\b|revert:)")
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+MAX_LISTED = 5
+
+
+@dataclass(frozen=True)
+class BenchmarkChange:
+    """One changed file that affects what a benchmark runs."""
+
+    path: str
+    line: int | None  # first changed head line (None: removed file, or no patch)
+    what: str  # "master config" | "recipe" | "script"
+    removal: bool  # only removes (file removed, keys removed, only deleted lines, moved to deprecated)
+    detail: str  # for evidence: what changed
+    keys: tuple[str, ...] = ()  # master keys added or changed (master configs only)
+
+
+def patch_lines(patch: str | None) -> tuple[list[int], list[int]]:
+    """(head lines added, head positions of deletions) of a GitHub unified-diff patch."""
+    added: list[int] = []
+    deleted_at: list[int] = []
+    line = 0
+    for raw in (patch or "").split("\n"):
+        m = _HUNK.match(raw)
+        if m:
+            line = int(m.group(1))
+            continue
+        if not line or not raw or raw.startswith("\\"):
+            continue
+        if raw[0] == "+":
+            added.append(line)
+            line += 1
+        elif raw[0] == "-":
+            deleted_at.append(max(line, 1))
+        else:
+            line += 1
+    return added, deleted_at
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def listed(names: list[str]) -> str:
+    shown = ", ".join(f"`{n}`" for n in names[:MAX_LISTED])
+    return shown + (f" and {len(names) - MAX_LISTED} more" if len(names) > MAX_LISTED else "")
+
+
+def benchmark_changes(ctx: ReviewContext) -> list[BenchmarkChange]:
+    """Every changed master config (with added/changed/removed keys), recipe and script, in PR order."""
+
+    def compute() -> list[BenchmarkChange]:
+        by_file: dict[str, list] = {}
+        for c in changed_keys(ctx):
+            by_file.setdefault(c.path, []).append(c)
+        unreadable = {mf.path for side in ("head", "base") for mf in master_files(ctx, side) if mf.error}
+        out: list[BenchmarkChange] = []
+        for f in ctx.changeset.files:
+            head_kind, base_kind = ctx.kind(f.path), ctx.kind(f.base_path)
+            added, deleted_at = patch_lines(f.patch)
+            if "master_configs" in (head_kind, base_kind):
+                changes = by_file.get(f.path, []) + (by_file.get(f.base_path, []) if f.base_path != f.path else [])
+                if {f.path, f.base_path} & unreadable:
+                    # Keys cannot be compared: judge by the patch (or assume a change without one).
+                    removal = f.status == "removed" or (f.patch is not None and not added)
+                    line = None if f.status == "removed" else (added or deleted_at or [None])[0]
+                    out.append(BenchmarkChange(f.path, line, "master config", removal,
+                                               f"{f.path}: master config {f.status}, keys not readable"))
+                    continue
+                if not changes:
+                    continue  # comments or formatting only
+                live = [c for c in changes if c.status != "removed"]
+                if live:
+                    spans = [(c.head.line, c.head.end_line) for c in live]
+                    inside = [n for n in added if any(a <= n <= b for a, b in spans)]
+                    line = (inside or added or [live[0].line])[0]
+                    detail = f"{f.path}: {_plural(len(live), 'key')} added or changed ({listed([c.key for c in live])})"
+                    out.append(BenchmarkChange(f.path, line, "master config", False, detail,
+                                               tuple(c.key for c in live)))
+                else:
+                    gone = [c.key for c in changes]
+                    line = None if f.status == "removed" else (added or deleted_at or [None])[0]
+                    out.append(BenchmarkChange(f.path, line, "master config", True,
+                                               f"{f.path}: {_plural(len(gone), 'key')} removed ({listed(gone)})"))
+                continue
+            what = {"recipes": "recipe", "scripts": "script"}
+            if head_kind in BENCHMARK_KINDS and f.status != "removed":
+                kind = what[head_kind]
+                if f.status == "renamed" and f.base == f.head and not added and not deleted_at:
+                    # A pure move (same bytes): what runs is unchanged, so it is cleanup, not a new result.
+                    detail = f"{f.path}: {kind} moved from {f.previous_path} unchanged"
+                    out.append(BenchmarkChange(f.path, None, kind, True, detail))
+                elif f.patch is not None and not added and f.status != "added":
+                    out.append(BenchmarkChange(f.path, (deleted_at or [None])[0], kind, True,
+                                               f"{f.path}: {kind} lines deleted only"))
+                else:
+                    out.append(BenchmarkChange(f.path, (added or [None])[0], kind, False, f"{f.path}: {kind} {f.status}"))
+            elif base_kind in BENCHMARK_KINDS and (f.status == "removed" or head_kind == "deprecated"):
+                kind = what[base_kind]
+                moved = head_kind == "deprecated" and f.status != "removed"
+                detail = f"{f.base_path}: {kind} moved to {f.path}" if moved else f"{f.path}: {kind} removed"
+                out.append(BenchmarkChange(f.path, None, kind, True, detail))
+        return out
+
+    return ctx.memo(("changelog", "benchmark_changes"), compute)
+
+
+def entry_state(ctx: ReviewContext) -> tuple[int, str | None]:
+    """(entries the PR appends to any changelog, reason the changelog could not be read or None)."""
+    diffs = changelog_diffs(ctx)
+    skipped = next((f"{d.path}: {d.skip_reason}" for d in diffs if d.skip_reason), None)
+    return sum(len(d.new_entries) for d in diffs), skipped
+
+
+def cleanup_reason(ctx: ReviewContext, changes: list[BenchmarkChange]) -> str | None:
+    """Why the PR counts as cleanup (revert title; only removals, moves to deprecated/ or unchanged moves), or None."""
+    title = ctx.changeset.title or ""
+    if REVERT_TITLE.match(title):
+        return f"the PR title `{title[:80]}` marks a revert"
+    if changes and all(c.removal for c in changes):
+        return "the PR only removes or moves benchmark configs, recipes or scripts (e.g. into deprecated/)"
+    return None
+
+
+def recipe_keys(ctx: ReviewContext, path: str) -> list[str]:
+    """Master keys whose block mentions the recipe at `path` (by its path below the recipe root)."""
+    marker = "srt-slurm-recipes/"
+    if marker not in path:
+        return []
+    rel = path.split(marker, 1)[1]
+    return [k for k, info in master_keys(ctx, "head").items() if rel in info.text]
+
+
+def suggested_entry(ctx: ReviewContext, keys: list[str]) -> str:
+    cs = ctx.changeset
+    repo = cs.repo or "SemiAnalysisAI/InferenceX"
+    number = cs.pr_number if cs.pr_number is not None else "XXX"
+    items = "".join(f"\n    - {k}" for k in keys) or "\n    - <config key>"
+    return (f"Append an entry at the end of the changelog:\n\n- config-keys:{items}\n  description:\n"
+            f"    - \"<what changed and why>\"\n  pr-link: https://github.com/{repo}/pull/{number}\n")

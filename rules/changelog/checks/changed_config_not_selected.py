@@ -1,0 +1,70 @@
+"""Flags a master-config key the PR adds or changes that no new changelog entry selects.
+
+## Why it matters
+The sweep runs exactly the keys the new changelog entries select. A key changed in the master
+config but left out of `config-keys` is never benchmarked by this PR, so the change merges
+unmeasured while the sweep reports green for the keys it did run; the published results then
+silently describe the old config.
+
+## Example
+    # configs/nvidia-master.yaml: image bumped for two keys
+    dsv4-fp4-b200-vllm:
+      image: vllm/vllm-openai:v0.21.0
+    dsv4-fp4-b300-vllm:
+      image: vllm/vllm-openai:v0.21.0
+
+    # perf-changelog.yaml: the new entry selects only one of them
+    - config-keys:
+        - dsv4-fp4-b200-vllm
+
+## Fix
+Add the key (or a `*` pattern that matches it) to the `config-keys` of the new entry, or revert
+the change to the key if it was not meant to be part of this PR.
+"""
+from collections.abc import Iterator
+
+from rules.changelog.analysis import changelog_diffs
+from rules.config import RuleOptions
+from rules.context import ReviewContext
+from rules.finding import Passed, Problem, Severity, Skipped
+from rules.master.analysis import changed_keys, key_pattern
+
+CODE = "RR011"
+NAME = "changed-config-not-selected"
+SEVERITY = Severity.BLOCKING
+MAX_LISTED = 8
+
+
+def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
+    live = [c for c in changed_keys(ctx) if c.status != "removed"]
+    if not live:
+        return
+    entries = [(d, e) for d in changelog_diffs(ctx) for e in d.new_entries]
+    if not entries:
+        yield Skipped("no new changelog entry, so selection of the changed keys was not checked "
+                      "(changelog-entry-missing covers this)")
+        return
+    unparsed = [e for _, e in entries if not isinstance(e.data, dict)]
+    items = [k for _, e in entries for k in e.config_keys]
+    patterns = [(k, key_pattern(k)) for k in items]
+    covered: list[str] = []
+    for c in live:
+        by = next((item for item, pat in patterns if ("*" in item and pat.fullmatch(c.key)) or item == c.key), None)
+        if by is not None:
+            covered.append(c.key if by == c.key else f"{c.key} (by `{by}`)")
+            continue
+        if unparsed:
+            yield Skipped(f"config key `{c.key}` is not selected by the parsed entries, but "
+                          f"{len(unparsed)} new entr{'y' if len(unparsed) == 1 else 'ies'} could not be parsed",
+                          path=c.path)
+            continue
+        diff, entry = entries[-1]
+        line = entry.key_lines.get("config-keys", entry.start_line)
+        yield Problem(c.path, c.line, f"config key `{c.key}` is {c.status} here but no new changelog entry selects it",
+                      fix=f"Add `{c.key}` to `config-keys` of the new entry ({diff.path} line {line}), "
+                          "or undo the change to this key.",
+                      evidence=(f"`{c.key}` {c.status} in {c.path} (line {c.line})",
+                                f"new entries select: {', '.join(f'`{k}`' for k in items) or 'nothing'}"))
+    if covered:
+        shown = ", ".join(covered[:MAX_LISTED]) + (f" and {len(covered) - MAX_LISTED} more" if len(covered) > MAX_LISTED else "")
+        yield Passed(f"{len(covered)} changed key(s) are selected by new changelog entries: {shown}")

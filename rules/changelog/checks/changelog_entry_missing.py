@@ -1,0 +1,65 @@
+"""Flags a PR that changes master-config keys, recipes or benchmark scripts but adds no changelog entry.
+
+## Why it matters
+`perf-changelog.yaml` is the only trigger of the sweep workflow: a PR that changes what a
+benchmark runs without appending an entry gets no sweep and no changelog validation, and on
+merge the change ships unmeasured — the published numbers no longer describe the configs in the
+repository.
+
+## Example
+A PR that changes `image:` of `dsv4-fp4-b200-vllm` in `configs/nvidia-master.yaml` and edits
+`benchmarks/single_node/dsv4_fp4_b200_vllm.sh`, with no change to `perf-changelog.yaml`.
+
+## Fix
+Append one entry at the end of `perf-changelog.yaml` that selects the changed keys:
+
+    - config-keys:
+        - dsv4-fp4-b200-vllm
+      description:
+        - "What changed and why"
+      pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/XXX
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from rules.changelog.changes import (
+    MAX_LISTED,
+    benchmark_changes,
+    cleanup_reason,
+    entry_state,
+    listed,
+    recipe_keys,
+    suggested_entry,
+)
+from rules.config import RuleOptions
+from rules.context import ReviewContext
+from rules.finding import Passed, Problem, Severity, Skipped
+
+CODE = "RR009"
+NAME = "changelog-entry-missing"
+SEVERITY = Severity.BLOCKING
+
+def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
+    changes = benchmark_changes(ctx)
+    if not changes:
+        return
+    count, unreadable = entry_state(ctx)
+    if count:
+        yield Passed(f"the PR appends {count} changelog {'entry' if count == 1 else 'entries'} for its "
+                     f"benchmark changes ({'; '.join(c.detail for c in changes[:MAX_LISTED])})")
+        return
+    if unreadable:
+        yield Skipped(f"the changelog could not be read ({unreadable}), so its new entries were not counted")
+        return
+    if cleanup_reason(ctx, changes):
+        return  # changelog-entry-missing-for-cleanup reports it as a nit
+    first = next(c for c in changes if not c.removal)
+    names = [k for c in changes for k in c.keys]
+    if first.keys:
+        subject = f"changes {listed(names)}"
+    else:
+        subject = f"changes the {first.what} `{first.path}`" + (f" and {listed(names)}" if names else "")
+    yield Problem(first.path, first.line, f"this PR {subject} but appends no perf-changelog entry, so no sweep will run",
+                  fix=suggested_entry(ctx, names or recipe_keys(ctx, first.path)),
+                  evidence=tuple(c.detail for c in changes[:10]) + ("no changelog entry is added",))

@@ -1,0 +1,52 @@
+"""Flags a PR that edits, deletes, reorders or re-spaces existing perf-changelog bytes.
+
+## Why it matters
+Existing changelog bytes are immutable: the head file must begin with the base file byte for
+byte. Tooling replays history from it, the merge path restores main's bytes and re-appends only
+the PR's entries, and a deleted or edited entry silently rewrites what past sweeps claimed. CI
+only catches deleted non-blank lines; edits, reorders and whitespace changes pass it.
+
+## Example
+    - config-keys:
+        - 70b-fp8-*-vllm
+      description:
+        - "7% uplift for llama"        # was "6-7% uplift for llama for 6/8 configs"
+
+## Fix
+Restore the base branch's bytes (`git checkout origin/main -- perf-changelog.yaml`) and re-append
+only this PR's entries. To correct an old entry, add a new entry; a pr-link correction goes in a
+PR of its own. Historical irregular separators (trailing spaces) stay exactly as they are.
+"""
+from collections.abc import Iterator
+
+from rules.changelog.analysis import changelog_diffs
+from rules.config import RuleOptions
+from rules.context import ReviewContext
+from rules.finding import Passed, Problem, Severity, Skipped
+
+CODE = "RR002"
+NAME = "changelog-history-changed"
+SEVERITY = Severity.BLOCKING
+
+
+def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
+    for d in changelog_diffs(ctx):
+        for c in d.history_changes:
+            yield Problem(d.path, c.line, c.message, end_line=c.end_line, fix=c.fix,
+                          suggestion=c.suggestion, evidence=c.evidence)
+        if d.skip_reason:
+            yield Skipped(f"{d.path}: history not checked: {d.skip_reason}", path=d.path)
+            continue
+        if d.history_changes:
+            continue
+        if d.status == "added":
+            yield Passed(f"{d.path}: new file, no history to preserve", path=d.path)
+        elif d.history_ok:
+            yield Passed(f"{d.path}: head begins with the {len(d.base or b''):,} base bytes "
+                         f"({d.base_line_count:,} lines, {d.base_count:,} entries) unchanged", path=d.path)
+        elif d.corrections:
+            yield Passed(f"{d.path}: {len(d.corrections)} isolated canonical pr-link correction(s) "
+                         f"({', '.join(e.label for e in d.corrections)}); no other byte changed", path=d.path)
+        else:
+            yield Passed(f"{d.path}: all {d.base_count:,} existing entries and separators are unchanged "
+                         f"apart from the inserted entries", path=d.path)

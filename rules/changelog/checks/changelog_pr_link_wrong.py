@@ -1,0 +1,67 @@
+"""Flags a new perf-changelog entry whose `pr-link` is not this PR's canonical link.
+
+## Why it matters
+The `pr-link` ties each sweep result to the PR that caused it; the merge path and the strict
+validator require exactly `https://github.com/<owner>/<repo>/pull/<this PR>`. A link copied from
+another entry, `TBD`, the old `InferenceMAX/InferenceMAX` URL or a `/changes` / `/files` suffix
+misattributes results and fails validation on `main`.
+
+## Example
+    - config-keys:
+        - dsv4-fp4-b200-vllm
+      description:
+        - "Bump vLLM image"
+      pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/4867/changes
+
+## Fix
+Write this PR's canonical link (`https://github.com/SemiAnalysisAI/InferenceX/pull/<number>`),
+or the placeholder `XXX`, which the merge path canonicalizes.
+"""
+from collections.abc import Iterator
+
+from rules.changelog.analysis import changelog_diffs, pr_link_line, pr_link_suggestion, pr_link_verdict, short
+from rules.config import RuleOptions
+from rules.context import ReviewContext
+from rules.finding import Passed, Problem, Severity, Skipped
+
+CODE = "RR004"
+NAME = "changelog-pr-link-wrong"
+SEVERITY = Severity.BLOCKING
+
+
+def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
+    repo, number = ctx.changeset.repo, ctx.changeset.pr_number
+    for d in changelog_diffs(ctx):
+        if d.skip_reason:
+            yield Skipped(f"{d.path}: pr-links not checked: {d.skip_reason}", path=d.path)
+            continue
+        ok, unknown = 0, 0
+        for entry in d.new_entries:
+            link = entry.data.get("pr-link") if isinstance(entry.data, dict) else None
+            if not isinstance(link, str):
+                continue  # missing / not a string: RR003; unparsable: RR012
+            v = pr_link_verdict(link, repo, number)
+            if v.kind == "ok":
+                ok += 1
+                continue
+            if v.kind == "ok-number-unknown":
+                unknown += 1
+                continue
+            if v.kind != "wrong":
+                continue
+            line, text = pr_link_line(entry)
+            suggestion = pr_link_suggestion(text, v.canonical)
+            target = v.canonical or ("https://github.com/<owner>/<repo>/pull/<this PR>" if repo is None
+                                     else f"https://github.com/{repo}/pull/<this PR>")
+            yield Problem(
+                d.path, line, f"pr-link `{short(link, 120)}` is not this PR's link: {v.reason}.",
+                end_line=line, suggestion=suggestion,
+                fix=f"Use `{target}`, or the placeholder `XXX` until the PR number is known.",
+                evidence=(f"entry `{entry.summary}` at line {entry.start_line:,}",
+                          f"PR number: {number if number is not None else 'unknown'}; repository: {repo or 'unknown'}"))
+        if ok:
+            yield Passed(f"{d.path}: {ok} new pr-link(s) = this PR's canonical link "
+                         f"https://github.com/{repo or '<owner>/<repo>'}/pull/{number}", path=d.path)
+        if unknown:
+            yield Skipped(f"{d.path}: {unknown} pr-link(s) are canonical links, but the PR number is unknown, "
+                          f"so they were not compared with it (give --pr-number)", path=d.path)

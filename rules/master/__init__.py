@@ -1,0 +1,1 @@
+"""The master-config domain: `analysis` (keys, rows, images, recipe references) and its rules."""

@@ -1,0 +1,1 @@
+"""The recipe domain: `points` (base ⊕ overrides per benchmark point and role) and its rules."""

@@ -1,0 +1,1 @@
+"""The benchmark-script domain: `parse` (logical commands and their conditions) and its rules."""

@@ -1,0 +1,113 @@
+"""RR002 changelog-history-changed: existing changelog bytes are immutable."""
+import pytest
+
+from rules.changelog.checks import changelog_entry_misplaced as rr001
+from rules.changelog.checks import changelog_history_changed as rr002
+from tests.rules.changelog_helpers import (BASE, BASE_ENTRIES, NEW, REPO, append, apply_suggestion, build, entry,
+                                           insert_before, line_of, review, starts)
+
+
+def _codes(r):
+    return [(f.code, f.line) for f in r.findings]
+
+
+def test_edit_of_an_old_description_is_reported_at_that_line_with_the_original_as_suggestion():
+    at = starts(BASE)[1]  # the #4710 entry's description
+    head = append(BASE[:at] + BASE[at:].replace('"Bump the image"', '"Bump the image to 0.11"', 1))
+    r = review(BASE, head, rr001, rr002)
+    line = line_of(head, "to 0.11")
+    assert _codes(r) == [("RR002", line)]
+    f = r.findings[0]
+    assert f.message == ('Existing entry #4710 was edited at line {:,}: `- "Bump the image"` became '
+                         '`- "Bump the image to 0.11"`.'.format(line))
+    assert apply_suggestion(head, f) == append(BASE)
+
+
+def test_deletion_points_at_the_nearest_head_line():
+    at = starts(BASE)
+    head = BASE[:at[4]] + BASE[at[5]:]  # drop #4852
+    r = review(BASE, head, rr002)
+    assert _codes(r) == [("RR002", line_of(head, "qwen3.5-fp8-mi355x-atom") - 1)]
+    assert "One existing entry (#4852) was deleted here." == r.findings[0].message
+
+
+def test_deleting_the_tail_points_at_the_last_line():
+    at = starts(BASE)
+    head = BASE[:at[7]].rstrip("\n") + "\n"
+    r = review(BASE, head, rr002, title="Revert \"Add dsv4\"")
+    assert _codes(r) == [("RR002", head.count("\n"))]
+    assert any("maintainer revert" in e for e in r.findings[0].evidence)
+
+
+def test_reorder_is_a_move():
+    entries = list(BASE_ENTRIES)
+    entries[5], entries[6] = entries[6], entries[5]
+    r = review(BASE, build(entries), rr001, rr002)
+    assert [f.code for f in r.findings] == ["RR002"]
+    assert "was moved from base line" in r.findings[0].message
+
+
+@pytest.mark.parametrize("status, previous, message", [
+    ("removed", None, "The changelog `perf-changelog.yaml` is deleted, removing all 8 entries."),
+    ("renamed", "perf-changelog.yaml", "The changelog `perf-changelog.yaml` is renamed to `old/perf-changelog.yaml`."),
+], ids=["deleted-file", "renamed-file"])
+def test_deleted_or_renamed_changelog_is_file_level(status, previous, message):
+    head = None if status == "removed" else BASE
+    path = "old/perf-changelog.yaml" if status == "renamed" else "perf-changelog.yaml"
+    r = review(BASE, head, rr002, status=status, previous_path=previous, path=path)
+    assert [(f.code, f.line, f.message) for f in r.findings] == [("RR002", 0, message)]
+
+
+def test_historical_separator_whitespace_change_is_history():
+    head = BASE.replace("  \n\n", "\n", 1)  # "fixing" the historical "  \n\n" after #4710
+    r = review(BASE, head, rr002)
+    assert len(r.findings) == 1 and "separator after existing entry #4710" in r.findings[0].message
+    assert apply_suggestion(head, r.findings[0]) == BASE
+
+
+@pytest.mark.parametrize("make_head", [
+    lambda b: append(b),
+    lambda b: insert_before(b, 3),
+    lambda b: b.rstrip("\n") + "\n\n" + NEW,          # base's trailing whitespace aside
+    lambda b: b + "  \n" + NEW,
+], ids=["appended", "misplaced-splice-is-rr001-only", "base-trailing-newline-touched", "trailing-ws-line"])
+def test_no_history_change(make_head):
+    r = review(BASE, make_head(BASE), rr002)
+    assert r.findings == [] and r.checks[0].status == "passed"
+
+
+def test_isolated_canonical_pr_link_correction_is_allowed():
+    base = build(BASE_ENTRIES[:3] + [("dsv4-fp4-b300-vllm", "XXX")] + BASE_ENTRIES[4:])
+    head = base.replace("pr-link: XXX", f"pr-link: https://github.com/{REPO}/pull/4833")
+    r = review(base, head, rr002)
+    assert r.findings == [] and "pr-link correction" in r.checks[0].detail
+
+
+@pytest.mark.parametrize("make_head, kind", [
+    (lambda b: b.replace("pull/4833", "pull/4867"), "edited"),           # re-pointing a canonical link
+    (lambda b: append(b.replace("pr-link: XXX", f"pr-link: https://github.com/{REPO}/pull/4833")), "mixed"),
+], ids=["canonical-link-repointed", "correction-mixed-with-new-entry"])
+def test_pr_link_edits_that_are_not_corrections(make_head, kind):
+    base = build(BASE_ENTRIES[:3] + [("dsv4-fp4-b300-vllm", "XXX")] + BASE_ENTRIES[4:]) if kind == "mixed" else BASE
+    r = review(base, make_head(base), rr002)
+    assert r.findings and all(f.code == "RR002" for f in r.findings)
+    if kind == "mixed":
+        assert any("mixed with new changelog entries" in f.message for f in r.findings)
+
+
+def test_text_appended_to_the_last_entry_is_an_edit():
+    head = BASE + "  evals-only: true\n"
+    r = review(BASE, head, rr002)
+    assert _codes(r) == [("RR002", head.count("\n") - 1)]
+    assert apply_suggestion(head, r.findings[0]) == BASE
+
+
+def test_header_change():
+    base = "# perf changelog\n" + BASE
+    r = review(base, "# the perf changelog\n" + BASE, rr002)
+    assert _codes(r) == [("RR002", 1)]
+
+
+def test_added_file_passes():
+    r = review(None, BASE + "\n" + entry("k", 4867), rr002, status="added")
+    assert r.findings == [] and "new file" in r.checks[0].detail

@@ -1,0 +1,73 @@
+"""RR007 changelog-separator-irregular: one empty line around new entries; history untouched."""
+import pytest
+
+from rules.changelog.checks import changelog_separator_irregular as rr007
+from tests.rules.changelog_helpers import BASE, NEW, apply_suggestion, entry, insert_before, review
+
+SECOND = entry("dsv4-fp4-b300-vllm", 4867)
+
+
+@pytest.mark.parametrize("head", [
+    BASE + "\n" + NEW,
+    BASE + "\n" + NEW + "\n" + SECOND,
+    insert_before(BASE, 1),      # spliced right below the historical "  " separator line
+    insert_before(BASE, 2),      # below the historical "  \n\n"
+], ids=["append", "two-appends", "splice-below-ws-line", "splice-below-ws-and-empty"])
+def test_regular_separators_and_untouched_history_pass(head):
+    r = review(BASE, head, rr007)
+    assert r.findings == [] and r.checks[0].status == "passed"
+
+
+GOOD = BASE + "\n" + NEW + "\n" + SECOND
+CASES = [
+    ("no-empty-line-above", BASE + NEW, "has no empty line above it"),
+    ("two-empty-lines-above", BASE + "\n\n" + NEW, 'is `"\\n\\n"`, not one empty line'),
+    ("ws-line-above", BASE + "  \n" + NEW, 'is `"  \\n"`, not one empty line'),
+    ("no-empty-line-between-new", BASE + "\n" + NEW + SECOND, "has no empty line below it"),
+    ("ws-line-between-new", BASE + "\n" + NEW + "  \n" + SECOND, 'is `"  \\n"`, not one empty line'),
+    ("two-lines-between-new", BASE + "\n" + NEW + "\n\n" + SECOND, 'is `"\\n\\n"`, not one empty line'),
+]
+
+
+@pytest.mark.parametrize("head, message", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_irregular_new_separators_are_nits_with_an_exact_suggestion(head, message):
+    r = review(BASE, head, rr007)
+    assert len(r.findings) == 1
+    f = r.findings[0]
+    assert f.code == "RR007" and not f.blocking and message in f.message
+    fixed = apply_suggestion(head, f)
+    assert fixed in (GOOD, BASE + "\n" + NEW)
+
+
+def test_whitespace_only_line_inside_a_new_entry():
+    new = NEW.replace("  description:", "  \n  description:")
+    head = BASE + "\n" + new
+    f = review(BASE, head, rr007).findings[0]
+    assert "is whitespace-only" in f.message
+    assert apply_suggestion(head, f) == BASE + "\n" + NEW.replace("  description:", "\n  description:")
+
+
+def test_base_ending_with_a_whitespace_line_keeps_it_and_wants_one_empty_line_more():
+    base = BASE + "  \n"
+    ok = review(base, base + "\n" + NEW, rr007)
+    assert ok.findings == []
+    head = base + NEW
+    f = review(base, head, rr007).findings[0]
+    assert "directly follows the historical whitespace-only separator" in f.message
+    assert apply_suggestion(head, f) == base + "\n" + NEW  # the historical "  " line stays
+
+
+def test_base_ending_with_an_empty_line_needs_nothing_more():
+    base = BASE + "\n"
+    assert review(base, base + NEW, rr007).findings == []
+    f = review(base, base + "\n" + NEW, rr007).findings[0]
+    assert apply_suggestion(base + "\n" + NEW, f) == base + NEW
+
+
+def test_misplaced_entry_without_empty_line_below():
+    from tests.rules.changelog_helpers import starts
+    at = starts(BASE)[4]
+    head = BASE[:at] + NEW + BASE[at:]
+    f = review(BASE, head, rr007).findings[0]
+    assert "has no empty line below it" in f.message
+    assert apply_suggestion(head, f) == insert_before(BASE, 4)
