@@ -82,7 +82,9 @@ def changeset_from_git(repo: Path, base: str, head: str = "HEAD", pr_number: int
             blob = show(repo, head_sha, p)
             if blob is not None:
                 context[p] = blob
-    return ChangeSet(files=tuple(files), pr_number=pr_number, context=context)
+    stamp = _git(repo, "show", "-s", "--format=%ct", merge_base, check=False).decode().strip()
+    return ChangeSet(files=tuple(files), pr_number=pr_number, context=context,
+                     base_time=int(stamp) if stamp.isdigit() else None)
 
 
 def config_at(repo: Path, rev: str) -> bytes | None:

@@ -72,6 +72,9 @@ class ChangeSet:
     title: str | None = None
     context: Mapping[str, bytes] = field(default_factory=dict)
     base_context: Mapping[str, bytes] = field(default_factory=dict)
+    # Commit time (Unix seconds) of the merge base: the rules judge by the conventions in force
+    # then (rules/conventions.py). None = unknown, judged by today's conventions.
+    base_time: int | None = None
 
     def file(self, path: str) -> FileChange | None:
         for f in self.files:
@@ -144,6 +147,9 @@ class ChangeSet:
         number = pr_number if pr_number is not None else record.get("number")
         if number is not None and not isinstance(number, int):
             raise ValueError("changes file: `number` must be an integer")
+        base_time = record.get("base_time")
+        if base_time is not None and (not isinstance(base_time, int) or isinstance(base_time, bool)):
+            raise ValueError("changes file: `base_time` must be an integer (Unix seconds)")
         return cls(
             files=tuple(files),
             pr_number=number,
@@ -151,4 +157,5 @@ class ChangeSet:
             title=record.get("title"),
             context=context,
             base_context=base_context,
+            base_time=base_time,
         )

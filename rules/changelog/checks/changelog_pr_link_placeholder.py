@@ -18,6 +18,7 @@ Optional: write this PR's canonical link now. The merge path canonicalizes `XXX`
 from collections.abc import Iterator
 
 from rules.changelog.analysis import changelog_diffs, pr_link_line, pr_link_suggestion, pr_link_verdict
+from rules.changelog.gates import note
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Problem, Severity, Skipped
@@ -42,11 +43,13 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Skippe
                 continue
             line, text = pr_link_line(entry)
             suggestion = pr_link_suggestion(text, v.canonical)
+            gn = note(ctx, d, merge=("added-pr-link",), lines=(line, line),
+                      contract="the documented contract (the PR number is known by now)")
             yield Problem(
                 d.path, line,
-                f"pr-link `{link}` is a placeholder; the merge path canonicalizes it"
-                + (f" to `{v.canonical}`." if v.canonical else "."),
+                gn.on(f"pr-link `{link}` is a placeholder; the merge path canonicalizes it"
+                      + (f" to `{v.canonical}`." if v.canonical else ".")),
                 end_line=line, suggestion=suggestion,
                 fix=(f"Optionally write `{v.canonical}` now." if v.canonical else
                      "Optionally write this PR's canonical link now."),
-                evidence=(f"entry `{entry.summary}` at line {entry.start_line:,}",))
+                evidence=(f"entry `{entry.summary}` at line {entry.start_line:,}", *gn.evidence))

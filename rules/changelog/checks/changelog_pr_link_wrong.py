@@ -20,6 +20,7 @@ or the placeholder `XXX`, which the merge path canonicalizes.
 from collections.abc import Iterator
 
 from rules.changelog.analysis import changelog_diffs, pr_link_line, pr_link_suggestion, pr_link_verdict, short
+from rules.changelog.gates import note
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
@@ -53,12 +54,15 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             suggestion = pr_link_suggestion(text, v.canonical)
             target = v.canonical or ("https://github.com/<owner>/<repo>/pull/<this PR>" if repo is None
                                      else f"https://github.com/{repo}/pull/<this PR>")
+            gn = note(ctx, d, merge=("added-pr-link",), lines=(line, line),
+                      contract="the documented contract (the pr-link is this PR's canonical link)")
             yield Problem(
-                d.path, line, f"pr-link `{short(link, 120)}` is not this PR's link: {v.reason}.",
+                d.path, line, gn.on(f"pr-link `{short(link, 120)}` is not this PR's link: {v.reason}."),
                 end_line=line, suggestion=suggestion,
                 fix=f"Use `{target}`, or the placeholder `XXX` until the PR number is known.",
                 evidence=(f"entry `{entry.summary}` at line {entry.start_line:,}",
-                          f"PR number: {number if number is not None else 'unknown'}; repository: {repo or 'unknown'}"))
+                          f"PR number: {number if number is not None else 'unknown'}; repository: {repo or 'unknown'}",
+                          *gn.evidence))
         if ok:
             yield Passed(f"{d.path}: {ok} new pr-link(s) = this PR's canonical link "
                          f"https://github.com/{repo or '<owner>/<repo>'}/pull/{number}", path=d.path)

@@ -11,6 +11,9 @@ def _codes(r):
     return [(f.code, f.line) for f in r.findings]
 
 
+BOTH = " Rejected by the PR-run `check-changelog` on this push and by the merge path at merge."
+
+
 def test_edit_of_an_old_description_is_reported_at_that_line_with_the_original_as_suggestion():
     at = starts(BASE)[1]  # the #4710 entry's description
     head = append(BASE[:at] + BASE[at:].replace('"Bump the image"', '"Bump the image to 0.11"', 1))
@@ -19,7 +22,7 @@ def test_edit_of_an_old_description_is_reported_at_that_line_with_the_original_a
     assert _codes(r) == [("RR002", line)]
     f = r.findings[0]
     assert f.message == ('Existing entry #4710 was edited at line {:,}: `- "Bump the image"` became '
-                         '`- "Bump the image to 0.11"`.'.format(line))
+                         '`- "Bump the image to 0.11"`.'.format(line) + BOTH)
     assert apply_suggestion(head, f) == append(BASE)
 
 
@@ -28,7 +31,7 @@ def test_deletion_points_at_the_nearest_head_line():
     head = BASE[:at[4]] + BASE[at[5]:]  # drop #4852
     r = review(BASE, head, rr002)
     assert _codes(r) == [("RR002", line_of(head, "qwen3.5-fp8-mi355x-atom") - 1)]
-    assert "One existing entry (#4852) was deleted here." == r.findings[0].message
+    assert "One existing entry (#4852) was deleted here." + BOTH == r.findings[0].message
 
 
 def test_deleting_the_tail_points_at_the_last_line():
@@ -48,8 +51,9 @@ def test_reorder_is_a_move():
 
 
 @pytest.mark.parametrize("status, previous, message", [
-    ("removed", None, "The changelog `perf-changelog.yaml` is deleted, removing all 8 entries."),
-    ("renamed", "perf-changelog.yaml", "The changelog `perf-changelog.yaml` is renamed to `old/perf-changelog.yaml`."),
+    ("removed", None, "The changelog `perf-changelog.yaml` is deleted, removing all 8 entries." + BOTH),
+    ("renamed", "perf-changelog.yaml", "The changelog `perf-changelog.yaml` is renamed to `old/perf-changelog.yaml`."
+                                       + BOTH),
 ], ids=["deleted-file", "renamed-file"])
 def test_deleted_or_renamed_changelog_is_file_level(status, previous, message):
     head = None if status == "removed" else BASE

@@ -17,12 +17,12 @@ def _run(image):
     ("vllm/vllm-openai:nightly-2026-08-01", None),
     (f"vllm/vllm-openai@{DIGEST}", None),
     (f"vllm/vllm-openai:latest@{DIGEST}", None),
-    ("vllm/vllm-openai:latest-rocm", None),
+    ("vllm/vllm-openai:latest-rocm", "moving tag `latest-rocm`"),
     ("myregistry.local:5000/vllm", "has no tag"),
     ("vllm/vllm-openai", "has no tag"),
     ("vllm/vllm-openai:latest", "moving tag `latest`"),
     ("vllm/vllm-openai:LATEST", "moving tag `LATEST`"),
-], ids=["release tag", "nightly tag is still a tag", "digest", "latest pinned by digest", "tag merely containing latest",
+], ids=["release tag", "dated nightly tag", "digest", "latest pinned by digest", "latest-suffixed tag",
         "port is not a tag", "no tag", "latest", "latest upper case"])
 def test_image(image, problem):
     r = _run(image)
