@@ -32,6 +32,7 @@ which can differ from `git diff`'s alignment on pathological rewrites.
 """
 from __future__ import annotations
 
+import bisect
 import difflib
 import re
 from dataclasses import dataclass
@@ -201,10 +202,17 @@ def entry_schema_error(data: Any, conv: Conventions) -> str | None:
 # YAML as PyYAML reads it
 
 
+_LOADERS: dict[bool, YAML] = {}
+MAX_EDITS_PARSED = 100  # edited history entries compared by value; past this an edit counts as a change
+
+
 def _yaml(unique: bool) -> YAML:
-    y = YAML(typ="safe", pure=True)
-    y.version = (1, 1)
-    y.allow_duplicate_keys = not unique
+    y = _LOADERS.get(unique)
+    if y is None:
+        y = YAML(typ="safe", pure=True)
+        y.version = (1, 1)
+        y.allow_duplicate_keys = not unique
+        _LOADERS[unique] = y
     return y
 
 
@@ -250,6 +258,19 @@ class LineDiff:
     added: tuple[tuple[int, bytes], ...]  # (head line number, line without newline)
 
 
+def _slide(seq: list[bytes], p: int, n: int) -> int:
+    """Where git puts a block of `n` inserted (or deleted) lines that could start anywhere in
+    cmin..p of `seq`: at a line with no indentation right after an empty line (git's indent
+    heuristic picks such boundaries), the latest one; else at `p`."""
+    c = p
+    while c > 0 and seq[c - 1] == seq[c - 1 + n]:
+        c -= 1
+    for at in range(p, c - 1, -1):
+        if (at == 0 or not seq[at - 1].strip()) and seq[at][:1] not in (b" ", b"\t", b"\n"):
+            return at
+    return p
+
+
 def line_diff(base: bytes, head: bytes) -> LineDiff:
     """Deleted and added lines, aligned like `git diff` (common lines first, then the middle)."""
     b = base.splitlines(keepends=True)
@@ -262,6 +283,11 @@ def line_diff(base: bytes, head: bytes) -> LineDiff:
     s = 0
     while s < len(b) - p and s < len(h) - p and b[-1 - s] == h[-1 - s]:
         s += 1
+    if (p == len(b) - s) != (p == len(h) - s):  # a pure insertion or deletion: place it like git does
+        seq = h if p == len(b) - s else b
+        c = _slide(seq, p, len(seq) - s - p)
+        s += p - c
+        p = c
     bm, hm = b[p:len(b) - s], h[p:len(h) - s]
     deleted: list[tuple[int, int, bytes]] = []
     added: list[tuple[int, bytes]] = []
@@ -276,18 +302,20 @@ def line_diff(base: bytes, head: bytes) -> LineDiff:
                 deleted += [(p + 1 + k, p + 1 + j1, bm[k].rstrip(b"\n")) for k in range(i1, i2)]
             if tag in ("insert", "replace"):
                 added += [(p + 1 + k, hm[k].rstrip(b"\n")) for k in range(j1, j2)]
-    else:  # in-order match of base lines against head lines (linear)
+    else:  # in-order match of base lines against head lines (n log n: next occurrence by bisection)
+        where: dict[bytes, list[int]] = {}
+        for t, line in enumerate(hm):
+            where.setdefault(line, []).append(t)
         j = 0
         for k, line in enumerate(bm):
-            start = j
-            while j < len(hm) and hm[j] != line:
-                j += 1
-            if j < len(hm):
-                added += [(p + 1 + t, hm[t].rstrip(b"\n")) for t in range(start, j)]
-                j += 1
+            pos = where.get(line)
+            at = bisect.bisect_left(pos, j) if pos else 0
+            if pos and at < len(pos):
+                nxt = pos[at]
+                added += [(p + 1 + t, hm[t].rstrip(b"\n")) for t in range(j, nxt)]
+                j = nxt + 1
             else:
-                deleted.append((p + 1 + k, p + 1 + start, line.rstrip(b"\n")))
-                j = start
+                deleted.append((p + 1 + k, p + 1 + j, line.rstrip(b"\n")))
         added += [(p + 1 + t, hm[t].rstrip(b"\n")) for t in range(j, len(hm))]
     return LineDiff(tuple(deleted), tuple(added))
 
@@ -389,8 +417,12 @@ def _merge_failures(d: ChangelogDiff, number: int | None, conv: Conventions) -> 
         e, _ = d.misplaced[0]
         fail("entry-changed", f"entry {e.index + 1} changed; existing entries are immutable except for "
                               "pr-link-only corrections", e.start_line)
+    parsed = 0
     for c in d.history_changes:
-        kind = "entry" if c.kind == "moved" else _edit_kind(c.texts) if c.kind == "edited" else None
+        if c.kind == "edited":
+            parsed += 1
+        kind = ("entry" if c.kind == "moved" or (c.kind == "edited" and parsed > MAX_EDITS_PARSED) else
+                _edit_kind(c.texts) if c.kind == "edited" else None)
         if kind == "entry":
             fail("entry-changed", "an existing entry changed; existing entries are immutable except for "
                                   "pr-link-only corrections", c.line)
@@ -476,7 +508,14 @@ def _pr_run_failures(ctx, d: ChangelogDiff, conv: Conventions) -> list[GateFailu
         return out
     if len(added) > _MAX_ADDED_BYTES:
         return out
-    data, err = _added_yaml(d, added)
+    if found:
+        # The tool stops at the deletion; judge the PR's new entries on their own (each problem
+        # independently), not the fragments the rejected edit leaves among the added lines.
+        data, err = [e.data for e in d.new_entries if isinstance(e.data, dict)], None
+        if not data:
+            return out
+    else:
+        data, err = _added_yaml(d, added)
     if err is not None:
         fail("added-yaml", f"the added lines are not valid YAML: {err}", diff.added[0][0])
         return out
@@ -488,6 +527,11 @@ def _pr_run_failures(ctx, d: ChangelogDiff, conv: Conventions) -> list[GateFailu
     if conv.since(APPEND_ONLY) and any(flags) and not all(flags):
         fail("append-only", "append-only entries cannot share a sweep with regular changelog entries",
              diff.added[0][0])
+    for e in d.new_entries:  # a blank key never resolves, whatever the master configs hold
+        keys = e.data.get("config-keys") if isinstance(e.data, dict) else None
+        for key in keys if isinstance(keys, list) else ():
+            if isinstance(key, str) and not key.strip():
+                fail("config-key", f"Config key '{key}' not found in master configs.", e.start_line)
     for k, item in enumerate(items):
         why = entry_schema_error(item, conv)
         if why:

@@ -235,13 +235,16 @@ def search_space_findings(item: Item, heads: dict[str, Any]) -> list[Finding]:
     everywhere = bool(_ALL.search(text))
     for m in _CONC_RANGE.finditer(text):
         a, b = int(m.group("a")), int(m.group("b"))
-        if a >= b:
+        if a >= b or _historical(text, m.start()):
             continue
-        arm = _ARM.search(text[max(0, m.start() - 40):m.start()])
+        arm = _arm_before(text, m.start())
+        seq = _seq_before(text, m.start())
         groups: dict[str, list[int]] = {}
         for k, sc, isl, osl, row in rows:
             tp, ep, dpa = _row_tp(row)
-            if arm and not _arm_matches(arm, tp, ep, dpa):
+            if arm is not None and not arm(tp, ep, dpa):
+                continue
+            if seq is not None and (isl, osl) != seq and isl != seq[0]:
                 continue
             cv = conc_values(row)
             if not cv:
@@ -249,26 +252,29 @@ def search_space_findings(item: Item, heads: dict[str, Any]) -> list[Finding]:
             groups.setdefault("all", []).extend(cv)
             groups.setdefault(f"isl {isl}/osl {osl}", []).extend(cv)
             groups.setdefault(f"tp {tp}", []).extend(cv)
+            groups.setdefault(f"isl {isl}/osl {osl}, tp {tp}", []).extend(cv)
             groups.setdefault(f"row {k} {row}", []).extend(cv)
         if not groups:
             continue
         spans = {g: (min(v), max(v)) for g, v in groups.items()}
-        seq = {g: s for g, s in spans.items() if g.startswith("isl ")}
-        if everywhere and seq and len(seq) > 1:
-            bad = {g: s for g, s in seq.items() if s != (a, b)}
+        per_seq = {g: s for g, s in spans.items() if g.startswith("isl ") and ", tp" not in g}
+        scope = (f" for {'the arm' if arm else 'the rows'}" if arm or seq else "")
+        if everywhere and seq is None and len(per_seq) > 1:
+            bad = {g: s for g, s in per_seq.items() if s != (a, b)}
             if bad:
                 g, s = next(iter(bad.items()))
                 out.append(Finding("search-space", item,
                                    f"The description says `{m.group(0).strip()}` for all sequence lengths, but the "
                                    f"{g} rows run {s[0]}–{s[1]}.",
-                                   tuple(f"{gg}: {x}–{y}" for gg, (x, y) in list(seq.items())[:4])))
+                                   tuple(f"{gg}: {x}–{y}" for gg, (x, y) in list(per_seq.items())[:4])))
             continue
         if (a, b) not in spans.values():
             lo, hi = spans["all"]
+            where = " and ".join(x for x in (_arm_text(text, m.start()), f"isl {seq[0]}" if seq else None) if x)
             out.append(Finding("search-space", item,
-                               f"The description says `{m.group(0).strip()}`, but no group of the selected rows runs "
-                               f"{a}–{b} (all rows: {lo}–{hi}).",
-                               tuple(f"{g}: {x}–{y}" for g, (x, y) in list(spans.items())[:4] if not g.startswith("row "))))
+                               f"The description says `{m.group(0).strip()}`{f' ({where})' if where else ''}, but the "
+                               f"matching rows run {lo}–{hi}{scope and ''}.",
+                               tuple(f"{g}: {x}–{y}" for g, (x, y) in list(spans.items())[:5] if not g.startswith("row "))))
     for m in _CONC_SET.finditer(text):
         which, v = m.group("which"), int(m.group("v"))
         field_ = f"conc-{which}"
@@ -314,6 +320,57 @@ def search_space_findings(item: Item, heads: dict[str, Any]) -> list[Finding]:
                                f"{_arm_words(m.group('kind'), n)}.",
                                (f"head rows of the selected keys: {', '.join(present[:8]) or 'none'}",)))
     return out
+
+
+_CLAUSE_BREAK = re.compile(r"[;,(]|\band\b")
+_DPA = re.compile(r"(?i)\b(?:DPA|dp-attn|DP[- ]attention)\b")
+_SEQ = re.compile(r"(?i)\b(?:isl\s*[=:]?\s*(?P<isl>\d{3,6})|(?P<k>1k1k|8k1k|1k8k))\b")
+_HISTORY = re.compile(r"(?i)\b(?:previously|formerly|before|was|were|old|instead of|from the previous)\b")
+
+
+def _clause_start(text: str, at: int) -> int:
+    starts = [m.end() for m in _CLAUSE_BREAK.finditer(text, 0, at)]
+    return starts[-1] if starts else 0
+
+
+def _historical(text: str, at: int) -> bool:
+    """The claim at `at` describes the old state (`previously conc=1-64`, `(was 4-64)`)."""
+    start = _clause_start(text, at)
+    opened = text.rfind("(", 0, at)
+    return bool(_HISTORY.search(text, start, at)) or (opened >= 0 and ")" not in text[opened:at] and
+                                                       bool(_HISTORY.search(text, opened, at)))
+
+
+def _arm_before(text: str, at: int):
+    """A row predicate for the parallelism arm named in the claim's clause, or None."""
+    start = _clause_start(text, at)
+    arms = list(_ARM.finditer(text, start, at))
+    if arms:
+        last = arms[-1]
+        return lambda tp, ep, dpa: _arm_matches(last, tp, ep, dpa)
+    if _DPA.search(text, start, at):
+        return lambda tp, ep, dpa: dpa
+    return None
+
+
+def _arm_text(text: str, at: int) -> str | None:
+    start = _clause_start(text, at)
+    arms = list(_ARM.finditer(text, start, at))
+    if arms:
+        return arms[-1].group(0)
+    m = _DPA.search(text, start, at)
+    return m.group(0) if m else None
+
+
+def _seq_before(text: str, at: int) -> tuple[int, int] | None:
+    """The sequence lengths the item names before the claim (`ISL=8192`, `8k1k`), or None."""
+    found = None
+    for m in _SEQ.finditer(text, 0, at):
+        if m.group("isl"):
+            found = (int(m.group("isl")), 1024)
+        else:
+            found = {"1k1k": (1024, 1024), "8k1k": (8192, 1024), "1k8k": (1024, 8192)}[m.group("k").lower()]
+    return found
 
 
 def _arm_matches(m: re.Match, tp, ep, dpa: bool) -> bool:

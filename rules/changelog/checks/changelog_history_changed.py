@@ -59,14 +59,28 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
         if d.skip_reason:
             yield Skipped(f"{d.path}: history not checked: {d.skip_reason}", path=d.path)
             continue
-        if d.history_changes:
+        flagged = 0
+        for e in d.corrections:
+            # Allowed by the merge path and the documented contract, rejected by the PR-run check.
+            n = note(ctx, d, pr_run=("deleted-line",), merge=("corrections-raw", "correction-invalid"))
+            if n.gate is None:
+                continue
+            line = e.key_lines.get("pr-link", e.start_line)
+            flagged += 1
+            yield Problem(d.path, line, n.on(f"The pr-link of existing entry at line {e.start_line:,} is corrected to "
+                                             f"`{e.pr_link}`; the merge path allows an isolated canonical correction, "
+                                             "but the PR-run check rejects every deleted line."),
+                          fix="Land the correction as its own change with the PR-run check overridden by a maintainer "
+                              "(the merge helper accepts it), or leave the historical link as it is.",
+                          evidence=("an isolated canonical pr-link correction (no other byte changed)", *n.evidence))
+        if d.history_changes or flagged:
             continue
         if d.status == "added":
             yield Passed(f"{d.path}: new file, no history to preserve", path=d.path)
         elif d.history_ok:
             yield Passed(f"{d.path}: head begins with the {len(d.base or b''):,} base bytes "
                          f"({d.base_line_count:,} lines, {d.base_count:,} entries) unchanged", path=d.path)
-        elif d.corrections:
+        elif d.corrections and not flagged:
             yield Passed(f"{d.path}: {len(d.corrections)} isolated canonical pr-link correction(s) "
                          f"({', '.join(e.label for e in d.corrections)}); no other byte changed", path=d.path)
         else:

@@ -80,11 +80,17 @@ def test_no_history_change(make_head):
     assert r.findings == [] and r.checks[0].status == "passed"
 
 
-def test_isolated_canonical_pr_link_correction_is_allowed():
+def test_isolated_canonical_pr_link_correction_is_allowed_at_merge_but_fails_the_pr_run_check():
+    """#1365, #1821: the documented contract and the merge helper allow it; `check-changelog` deletes-line fails."""
     base = build(BASE_ENTRIES[:3] + [("dsv4-fp4-b300-vllm", "XXX")] + BASE_ENTRIES[4:])
     head = base.replace("pr-link: XXX", f"pr-link: https://github.com/{REPO}/pull/4833")
     r = review(base, head, rr002)
-    assert r.findings == [] and "pr-link correction" in r.checks[0].detail
+    [f] = r.findings
+    assert f.blocking and f.line == line_of(head, "pull/4833")
+    assert "the merge path allows an isolated canonical correction" in f.message
+    assert f.message.endswith("Rejected by the PR-run `check-changelog` on this push.")
+    assert any("Found deleted line:   pr-link: XXX" in e for e in f.evidence)
+    assert r.checks == []
 
 
 @pytest.mark.parametrize("make_head, kind", [

@@ -22,8 +22,15 @@ def _run(image):
     ("vllm/vllm-openai", "has no tag"),
     ("vllm/vllm-openai:latest", "moving tag `latest`"),
     ("vllm/vllm-openai:LATEST", "moving tag `LATEST`"),
+    ("rocm/vllm-dev:deepseek-v4-latest", "moving tag `deepseek-v4-latest`"),
+    ("lmsysorg/sglang:dev-dsv41", "moving tag `dev-dsv41`"),
+    ("vllm/vllm-openai:nightly", "moving tag `nightly`"),
+    ("vllm/vllm-openai:nightly-93d8f834dd8acf33eb0e2a75b2711b628cb6e226", None),
+    ("lmsysorg/sglang:nightly-dev-cu13-20260522-7cf193fe", None),
+    ("lmsysorg/sglang:v0.5.12-cu130", None),
 ], ids=["release tag", "dated nightly tag", "digest", "latest pinned by digest", "latest-suffixed tag",
-        "port is not a tag", "no tag", "latest", "latest upper case"])
+        "port is not a tag", "no tag", "latest", "latest upper case", "latest suffix (#1282)", "dev branch tag (#3241)",
+        "bare nightly", "nightly pinned by commit", "nightly pinned by date and commit", "release with cuda"])
 def test_image(image, problem):
     r = _run(image)
     if problem is None:
