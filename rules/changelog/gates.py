@@ -36,7 +36,7 @@ import bisect
 import difflib
 import re
 from dataclasses import dataclass
-from typing import Any, Literal, Optional
+from typing import Any, Callable, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ruamel.yaml import YAML
@@ -94,16 +94,35 @@ STAGES = {
 }
 
 
-@dataclass(frozen=True)
+MATRIX_STAGES = frozenset({"master-schema", "config-key", "generator"})
+
+
+@dataclass
 class GateReport:
-    """Both gates' verdicts on one changelog file."""
+    """Both gates' verdicts on one changelog file.
+
+    The PR-run check's matrix stages (master-config schema, key resolution, generator) read the
+    master configs; they are computed on first use (`matrix`), so a review that never asks for
+    them (no rule names a matrix stage) does not pay for them.
+    """
 
     path: str
     conventions: Conventions
-    pr_run: tuple[GateFailure, ...] = ()
+    changelog_pr_run: tuple[GateFailure, ...] = ()  # the PR-run check's changelog stages
     merge: tuple[GateFailure, ...] = ()
     merge_exists: bool = True  # the merge helper existed at the base revision
     skipped: str | None = None  # not evaluated (file too large, content missing)
+    matrix: Callable[[], tuple[GateFailure, ...]] | None = None
+    _matrix: tuple[GateFailure, ...] | None = None
+
+    def matrix_failures(self) -> tuple[GateFailure, ...]:
+        if self._matrix is None:
+            self._matrix = self.matrix() if self.matrix is not None else ()
+        return self._matrix
+
+    @property
+    def pr_run(self) -> tuple[GateFailure, ...]:
+        return (*self.changelog_pr_run, *self.matrix_failures())
 
     @property
     def pr_run_ok(self) -> bool:
@@ -116,7 +135,12 @@ class GateReport:
     def failures(self, gate: str, stages: set[str] | frozenset[str] | tuple[str, ...],
                  lines: tuple[int, int] | None = None) -> list[GateFailure]:
         """This gate's failures of these stages; with `lines`, only those on lines lo..hi (or on no line)."""
-        return [f for f in (self.pr_run if gate == PR_RUN else self.merge) if f.stage in stages
+        stages = set(stages)
+        if gate == PR_RUN:
+            pool = (*self.changelog_pr_run, *(self.matrix_failures() if stages & MATRIX_STAGES else ()))
+        else:
+            pool = self.merge
+        return [f for f in pool if f.stage in stages
                 and (lines is None or f.line is None or lines[0] <= f.line <= lines[1])]
 
 
@@ -236,6 +260,8 @@ def load11(text: str, unique: bool) -> tuple[Any, str | None]:
 
 def _entry_data11(e: Entry, unique: bool) -> tuple[Any, str | None]:
     """An entry's mapping as the tool's YAML 1.1 loader reads it (reusing the 1.2 parse when equal)."""
+    if not unique and e.error is None and e.data is not None:
+        unique = True  # no duplicate key (the 1.2 parse rejects them): both readings agree
     if e.data is not None and not _YAML11.search(e.text):
         return e.data, None
     if e.error and ("UTF-8" in e.error or "NUL" in e.error):
@@ -273,6 +299,10 @@ def _slide(seq: list[bytes], p: int, n: int) -> int:
 
 def line_diff(base: bytes, head: bytes) -> LineDiff:
     """Deleted and added lines, aligned like `git diff` (common lines first, then the middle)."""
+    if (not base or base.endswith(b"\n")) and head.startswith(base):  # an append: no need to split history
+        first = base.count(b"\n") + 1
+        tail = head[len(base):].splitlines()
+        return LineDiff((), tuple((first + k, x) for k, x in enumerate(tail)))
     b = base.splitlines(keepends=True)
     h = head.splitlines(keepends=True)
     p = 0
@@ -341,8 +371,13 @@ def _byte_format(raw: bytes, label: str) -> str | None:
     return None
 
 
-def _count_entries(raw: bytes) -> int:
-    return len(_ENTRY_LINE.findall(raw)) + (1 if raw.endswith(b"\n- config-keys:") else 0)
+def _count_entries(raw: bytes, start: int = 0) -> int:
+    """Lines `- config-keys:…\n` (the validator's count), in raw[start:] (start: 0 or after a newline)."""
+    n = raw.count(b"\n- config-keys:", max(start - 1, 0)) + (1 if raw.startswith(b"- config-keys:", start) else 0)
+    last = raw.rfind(b"\n", 0, len(raw) - 1) + 1 if raw.endswith(b"\n") else raw.rfind(b"\n") + 1
+    if not raw.endswith(b"\n") and raw.startswith(b"- config-keys:", last) and last >= start:
+        n -= 1  # the last line has no newline: `[^\r\n]*\n` does not match it
+    return n
 
 
 def _items(raw: bytes) -> int:
@@ -400,8 +435,14 @@ def _merge_failures(d: ChangelogDiff, number: int | None, conv: Conventions) -> 
         if why:
             fail("entry-schema", f"PR perf-changelog.yaml entry {e.index + 1} fails ChangelogEntry validation: "
                                  f"{why}", e.start_line)
-    head_count, base_count = _count_entries(head), _count_entries(base)
-    head_items, base_items = _items(head), _items(base)
+    if d.history_ok and base.endswith(b"\n"):  # head = base + appended bytes: count base once
+        base_count, base_items = _count_entries(base), _items(base)
+        head_count = base_count + _count_entries(head, len(base))
+        head_items = base_items + _items(head[len(base) - 1:]) - (1 if head[len(base) - 1:].startswith((b"- ", b"-\n"))
+                                                                  else 0)
+    else:
+        head_count, base_count = _count_entries(head), _count_entries(base)
+        head_items, base_items = _items(head), _items(base)
     if head_count != head_items:
         fail("entry-count", f"PR perf-changelog.yaml has {head_count} top-level config entries but YAML "
                             f"parsed {head_items} entries")
@@ -452,7 +493,10 @@ def _merge_failures(d: ChangelogDiff, number: int | None, conv: Conventions) -> 
             if not suffix.startswith(expected_start):
                 fail("separator-history", "new changelog entries must be separated from history by one empty line "
                                           "and appended at the end", base.count(b"\n") + 1)
-        starts = [m.start() for m in _ENTRY_LINE.finditer(head)]
+        from_ = len(base) - 1 if head.startswith(base) and base.endswith(b"\n") else 0
+        starts = [m.start() for m in _ENTRY_LINE.finditer(head, max(from_, 0))]
+        if from_ and len(starts) < additions:
+            starts = [m.start() for m in _ENTRY_LINE.finditer(head)]
         for st in starts[-additions:][1:] if additions <= len(starts) else ():
             prefix = head[:st]
             if not prefix.endswith(b"\n\n") or prefix.endswith(b"\n\n\n"):
@@ -546,10 +590,15 @@ def _near(d: ChangelogDiff, base_line: int) -> int:
 
 
 def _added_yaml(d: ChangelogDiff, added: bytes) -> tuple[Any, str | None]:
-    """The added lines as `yaml.safe_load` reads them; the per-entry parses when it is a clean append."""
-    if d.history_ok and d.new_entries and all(e.error is None and e.data is not None for e in d.new_entries):
-        if not any(_YAML11.search(e.text) for e in d.new_entries):
-            return [e.data for e in d.new_entries], None
+    """The added lines as `yaml.safe_load` reads them; entry by entry when the PR only appends."""
+    if d.history_ok and d.new_entries and not d.misplaced:
+        out = []
+        for e in d.new_entries:
+            data, err = _entry_data11(e, unique=False)
+            if err is not None:
+                return None, err
+            out.append(data)
+        return out, None
     try:
         text = added.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -564,22 +613,22 @@ def _evaluate(ctx, d: ChangelogDiff) -> GateReport:
     if d.status == "renamed":
         old = d.previous_path or "perf-changelog.yaml"
         return GateReport(d.path, conv,
-                          pr_run=(GateFailure(PR_RUN, "file-missing", f"could not read {old} at the PR head"),),
+                          changelog_pr_run=(GateFailure(PR_RUN, "file-missing", f"could not read {old} at the PR head"),),
                           merge=(GateFailure(MERGE, "file-missing", f"[Errno 2] No such file or directory: '{old}'"),),
                           merge_exists=conv.merge_path)
     if d.status == "removed":
         return GateReport(d.path, conv,
-                          pr_run=(GateFailure(PR_RUN, "deleted-line", f"Deletions are not allowed in {d.path}."),),
+                          changelog_pr_run=(GateFailure(PR_RUN, "deleted-line", f"Deletions are not allowed in {d.path}."),),
                           merge=(GateFailure(MERGE, "entries-deleted", "perf-changelog.yaml entries were deleted"),),
                           merge_exists=conv.merge_path)
     pr = _pr_run_failures(ctx, d, conv)
-    pr += _matrix_failures(ctx, d, conv)
     mg = _merge_failures(d, ctx.changeset.pr_number, conv) if conv.merge_path or conv.pr_run_strict else []
     if conv.pr_run_strict:
         pr += [GateFailure(PR_RUN, f.stage, f.message, f.line) for f in mg]
     if not conv.merge_path:
         mg = []
-    return GateReport(d.path, conv, tuple(pr), tuple(mg), merge_exists=conv.merge_path)
+    return GateReport(d.path, conv, tuple(pr), tuple(mg), merge_exists=conv.merge_path,
+                      matrix=lambda: tuple(_matrix_failures(ctx, d, conv)))
 
 
 def _matrix_failures(ctx, d: ChangelogDiff, conv: Conventions) -> list[GateFailure]:

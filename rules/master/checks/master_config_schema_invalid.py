@@ -57,7 +57,7 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             line = key_line(info.text, info.line, e.path)
             value = "" if e.kind in ("missing",) or isinstance(e.value, (dict, list)) else f" (`{e.value!r}`)"
             yield Problem(info.path, line,
-                          f"`{info.key}`: `{e.where}`: {e.message}{value}. {GATE}",
+                          f"`{info.key}`: `{e.where}`: {e.message.rstrip('.')}{value}. {GATE}",
                           evidence=(f"schema of {conv.label}: {'MultiNode' if (info.value or {}).get('multinode') else 'SingleNode'}"
                                     f"MasterConfigEntry, error type `{e.kind}`",
                                     f"{len(errs)} schema error(s) in this key"))
