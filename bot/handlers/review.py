@@ -7,6 +7,7 @@ inline comments; a resolve (or "fixed in <sha>" reply) for threads whose finding
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import posixpath
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from bot.present import problem_key
 from bot.reconcile import InlineComment, PostedComment, ReviewPlan, ignores_from, plan_review
 from rules.changeset import ChangeSet, FileChange
 from rules.changelog.analysis import changelog_diffs
+from rules.changelog.changes import changelog_candidates
 from rules import load_config
 from rules.config import EngineConfig, Paths, path_matches
 from rules.context import ReviewContext
@@ -70,6 +72,13 @@ def _context_dirs(paths: list[str], globs: tuple[str, ...]) -> set[str]:
                     break
                 d = posixpath.dirname(d)
     return out
+
+
+def changelog_probes(merge_base: str, paths: list[str], globs) -> list[str] | None:
+    """"rev:path" of every place a changelog governing `paths` could sit at the merge base, or None
+    when the changelog globs cannot be probed (see `changelog_candidates`)."""
+    candidates = changelog_candidates(globs, paths)
+    return None if candidates is None else [f"{merge_base}:{c}" for c in candidates]
 
 
 def load_repo_config(raw: bytes | None) -> tuple[EngineConfig, list[str]]:
@@ -156,7 +165,9 @@ def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = Fal
     defaults = Paths()
     trees = sorted(f"{job.head_sha}:{d}" for d in _context_dirs(
         changed_paths, (*defaults.master_configs, *defaults.runners)))
-    snap = port.snapshot(job.repo, job.number, blobs, trees, job.head_sha)
+    all_paths = sorted({p for f in files for p in (f.path, f.previous_path) if p})
+    probes = changelog_probes(merge_base, all_paths, defaults.changelog)
+    snap = port.snapshot(job.repo, job.number, blobs, trees, job.head_sha, probes or [])
     for i in range(0, len(more_blobs), BLOBS_PER_QUERY):  # a PR with hundreds of files
         more = port.snapshot(job.repo, job.number, more_blobs[i:i + BLOBS_PER_QUERY], [])
         snap.blobs.update(more.blobs)
@@ -172,13 +183,19 @@ def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = Fal
     extra_trees = sorted(f"{job.head_sha}:{d}" for d in _context_dirs(
         changed_paths, (*config.paths.master_configs, *config.paths.runners))
         if f"{job.head_sha}:{d}" not in trees)
-    if extra_trees:  # the repository moved its master configs: one more read
-        more = port.snapshot(job.repo, job.number, [], extra_trees)
+    probes = changelog_probes(merge_base, all_paths, config.paths.changelog)
+    extra_probes = [p for p in probes or () if p not in snap.present]
+    if extra_trees or extra_probes:  # the repository moved its master configs or changelog: one more read
+        more = port.snapshot(job.repo, job.number, [], extra_trees, probes=extra_probes)
         snap.blobs.update(more.blobs)
         snap.truncated.update(more.truncated)
+        snap.present.update(more.present)
     for key, oid in snap.truncated.items():
         snap.blobs[key] = port.blob(job.repo, oid)
     changeset = build_changeset(job, merge_base, files, snap, config.paths)
+    if probes is not None:  # which changelogs the base has: none means no entry can be required
+        changeset = dataclasses.replace(changeset, base_changelogs=tuple(
+            p.partition(":")[2] for p in probes if snap.present.get(p)))
     ctx = ReviewContext(changeset, config)
     report = run(changeset, config, ctx=ctx)
     facts = changelog_facts(ctx)

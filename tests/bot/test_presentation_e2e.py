@@ -275,3 +275,25 @@ def test_ignore_answers_mistakes_and_changes_nothing(huge, body, answer):
     state = h.settle()
     assert any(answer in c["body"] for c in state["issue_comments"]), [c["body"] for c in state["issue_comments"]]
     assert check(state)["conclusion"] == "failure"
+
+
+@pytest.mark.parametrize("with_changelog", [False, True], ids=["base without a changelog", "base with one"])
+def test_entry_required_only_where_the_base_has_a_changelog(tmp_path, git_repo, fake_github, with_changelog):
+    script = "benchmarks/single_node/dsv4_fp4_b200_vllm.sh"
+    git_repo.commit({script: "vllm serve m\n", **({LOG: entry([KEYS[0]], 1)} if with_changelog else {})}, "main")
+    git_repo.commit({script: "vllm serve m --tp 8\n"}, "tune", branch="pr")
+    fake_github.add_pr(9, base="main", head="pr")
+    h = BotHarness(tmp_path, fake_github.url, 9)
+    try:
+        h.deliver("pull_request", h.payload("opened"))
+        state = h.settle()
+    finally:
+        h.close()
+    (cr,) = [r for r in state["check_runs"] if r["name"] == "recipe-review"]
+    body = summary(state)
+    if with_changelog:
+        assert cr["conclusion"] == "failure" and len(inline(state, "RR009")) == 1
+    else:
+        assert cr["conclusion"] == "success" and inline(state, "RR009") == []
+        assert "no entry required: the base has no changelog file" in body
+    assert sum(1 for c in state["calls"] if c["path"] == "/graphql") == 1  # probed within the one read
