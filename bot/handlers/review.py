@@ -1,9 +1,11 @@
 """The review job: fetch the PR, run the rules, and write only what is missing.
 
 Writes, each skipped when the current state already matches: one review (`COMMENT`) with the new
-inline comments; a resolve (or "fixed in <sha>" reply) for threads whose finding is gone; the
-`recipe-review` check run on the head; the summary comment (edited in place); the welcome comment
-(once per PR, on `opened`).
+inline comments (single findings, or one per rule and file: `bot.present`); an edit of each kept
+comment whose text changed (a group's list, a reworded finding); a resolve (or "fixed in <sha>"
+reply) for threads whose finding is gone, and a resolve without it for threads replaced by another
+(grouped, ignored with `/ignore`, a duplicate); the `recipe-review` check run on the head; the
+summary comment (edited in place); the welcome comment (once per PR, on `opened`).
 """
 from __future__ import annotations
 

@@ -168,6 +168,12 @@ def test_comment_from_before_problem_keys_is_matched_by_its_message():
     assert plan.inline == [] and plan.gone == [] and len(plan.edits) == 1
 
 
+def test_re_anchored_finding_keeps_its_thread():
+    first = plan_review([F(line=2)], HUNKS, [])
+    moved = plan_review([F(line=3)], HUNKS, posted_of(first))  # a new version points at another line
+    assert moved.empty
+
+
 def test_duplicate_thread_is_closed_as_superseded():
     f = F()
     a = PostedComment(1, f.fingerprint, f.code, f.path, "T1")
