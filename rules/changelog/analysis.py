@@ -953,8 +953,18 @@ def canonical_link(repo: str, number: int) -> str:
     return f"https://github.com/{repo}/pull/{number}"
 
 
-def pr_link_verdict(link: str, repo: str | None, number: int | None) -> PrLinkVerdict:
-    """Judge `link` against this PR (owner/repo `repo`, number `number`, either may be unknown)."""
+def pr_link_verdict(link: str, repo: str | None, number: int | None,
+                    also: tuple[str, ...] = ()) -> PrLinkVerdict:
+    """Judge `link` against this PR (owner/repo `repo`, number `number`, either may be unknown).
+
+    `also` lists other owner/repo names under which this PR's link is canonical (the old org name
+    for a PR branched before the rename, `rules.conventions.Conventions.canonical_repos`).
+    """
+    m_old = _LINK.fullmatch(link)
+    if m_old and m_old.group(1) in also and m_old.group(2) != "XXX" and (number is None or int(m_old.group(2)) == number):
+        return PrLinkVerdict("ok" if number is not None else "ok-number-unknown",
+                             f"canonical under {m_old.group(1)} (the repository's name at the base revision)",
+                             canonical_link(m_old.group(1), number) if number is not None else None)
     link_repo = None
     loose = _LOOSE_LINK.search(link)
     if loose and loose.group(1) not in OLD_REPOS:

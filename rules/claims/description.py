@@ -308,7 +308,8 @@ def search_space_findings(item: Item, heads: dict[str, Any]) -> list[Finding]:
                                f"The description gives {arm} conc {claimed}, but the matching row runs {closest}.",
                                (f"{len(candidates)} matching row(s)",)))
     for m in _ARM.finditer(text):
-        if _REMOVAL.search(text[max(0, m.start() - 60):m.start()]) or _REMOVAL.search(text[m.end():m.end() + 15]):
+        if (_REMOVAL.search(text[max(0, m.start() - 60):m.start()]) or _REMOVAL.search(text[m.end():m.end() + 15])
+                or re.match(r"\s*(?:→|->|=>|⟶|to\s)", text[m.end():])):  # `TP8 → TP4`: the old arm
             continue
         if text[max(0, m.start() - 1):m.start()] in ("/", "-") and m.group("kind") == "EP":
             continue  # `TP4/EP4` reads with the TP before it

@@ -45,8 +45,12 @@ _CONC = ("conc-list", "conc-start", "conc-end")
 _DEFAULTS = {"pp": 1, "dcp-size": 1, "pcp-size": 1, "spec-decoding": "none", "dp-attn": False, "ep": 1}
 
 
-def row_topology(row: dict) -> str:
-    """A search-space row without its concurrencies, defaults applied: what one benchmark is."""
+def row_topology(row: dict, settings: bool = True) -> str:
+    """A search-space row without its concurrencies, defaults applied: what one benchmark is.
+
+    `settings=False` leaves out the workers' `additional-settings` (recipe files, engine knobs):
+    what the results are labelled with (the dashboard shows workers and concurrency, not them).
+    """
     import json
 
     norm = {k: v for k, v in row.items() if k not in _CONC}
@@ -54,6 +58,8 @@ def row_topology(row: dict) -> str:
         for role in ("prefill", "decode"):
             if isinstance(norm.get(role), dict):
                 norm[role] = {"pp": 1, "dcp-size": 1, "pcp-size": 1, "additional-settings": [], **norm[role]}
+                if not settings:
+                    norm[role].pop("additional-settings", None)
         norm.setdefault("spec-decoding", "none")
     else:
         norm = {**_DEFAULTS, **{k: v for k, v in norm.items() if v is not None}}

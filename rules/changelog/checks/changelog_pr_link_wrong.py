@@ -6,6 +6,11 @@ validator require exactly `https://github.com/<owner>/<repo>/pull/<this PR>`. A 
 another entry, `TBD`, the old `InferenceMAX/InferenceMAX` URL or a `/changes` / `/files` suffix
 misattributes results and fails validation on `main`.
 
+Conventions by base revision: the repository is `SemiAnalysisAI/InferenceX` from 2026-02-17
+(`521d19951`, the first new-org link on `main`); a PR branched before that may link this PR under
+the old `InferenceMAX/InferenceMAX` name. The merge path that checks links exists from 2026-06-18
+(#1821); each finding names which gate rejects it.
+
 ## Example
     - config-keys:
         - dsv4-fp4-b200-vllm
@@ -22,6 +27,7 @@ from collections.abc import Iterator
 from rules.changelog.analysis import changelog_diffs, pr_link_line, pr_link_suggestion, pr_link_verdict, short
 from rules.changelog.gates import note
 from rules.config import RuleOptions
+from rules.conventions import conventions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
 
@@ -32,6 +38,7 @@ SEVERITY = Severity.BLOCKING
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
     repo, number = ctx.changeset.repo, ctx.changeset.pr_number
+    old = tuple(r for r in conventions(ctx).canonical_repos if r != repo)  # before the org rename
     for d in changelog_diffs(ctx):
         if d.skip_reason:
             yield Skipped(f"{d.path}: pr-links not checked: {d.skip_reason}", path=d.path)
@@ -41,7 +48,7 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             link = entry.data.get("pr-link") if isinstance(entry.data, dict) else None
             if not isinstance(link, str):
                 continue  # missing / not a string: RR003; unparsable: RR012
-            v = pr_link_verdict(link, repo, number)
+            v = pr_link_verdict(link, repo, number, also=old)
             if v.kind == "ok":
                 ok += 1
                 continue

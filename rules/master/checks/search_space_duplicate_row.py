@@ -3,8 +3,9 @@
 ## Why it matters
 Two rows with the same topology (tp, ep, dp-attn, spec-decoding, workers …) for the same
 sequence lengths whose concurrencies overlap run the same benchmark twice: the sweep spends GPU
-hours on a duplicate, and when the rows differ only in what the topology hides (a different
-recipe behind the same workers, #1887), the dashboard shows two points for one configuration.
+hours on a duplicate, and when the rows differ only in what the topology hides (the workers'
+`additional-settings`, e.g. a different recipe behind the same workers, #1887), the dashboard
+shows two results under one label and cannot tell them apart.
 Three identical blocks after a copy-paste (#1584) are the usual cause. A nit: nothing fails.
 
 ## Example
@@ -52,13 +53,13 @@ def overlaps(value) -> list[tuple[tuple, tuple, list[int]]]:
                 if not concs:
                     continue
                 path = ("scenarios", name, b, "search-space", r)
-                key = (name, seq, row_topology(row))
-                for other, oc in groups.get(key, []):
+                key = (name, seq, row_topology(row, settings=False))
+                for other, oc, orow in groups.get(key, []):
                     shared = sorted(concs & oc)
                     if shared:
                         out.append((other, path, shared))
                         break
-                groups.setdefault(key, []).append((path, concs))
+                groups.setdefault(key, []).append((path, concs, row))
     return out
 
 
