@@ -54,11 +54,23 @@ DRIVER = r"""
 import json, sys, yaml
 sys.path.insert(0, "matrix_logic")
 from validation import validate_master_config
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # what yaml.safe_load uses, in C when available
 out = {}
 for path in sys.argv[1:]:
-    data = yaml.load(open(path), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # = safe_load
+    if path.endswith(".json"):  # a list of key blocks, each parsed on its own
+        data = {}
+        for i, text in enumerate(json.load(open(path))):
+            try:
+                data.update(yaml.load(text, Loader=LOADER) or {})
+            except yaml.YAMLError as exc:
+                data[f"rrkey-{i}"] = ("yaml", str(exc).splitlines()[0])
+    else:
+        data = yaml.load(open(path), Loader=LOADER)
     res = {}
     for key, entry in (data or {}).items():
+        if isinstance(entry, tuple):
+            res[key] = f"YAMLError: {entry[1]}"
+            continue
         try:
             validate_master_config({key: entry})
             res[key] = None
@@ -90,13 +102,13 @@ def run_validation(repo: Path, sha: str, blocks: list[str], python: str) -> list
         for i, text in enumerate(blocks):
             first, _, rest = text.partition("\n")
             body.append(f"rrkey-{i}:" + first.split(":", 1)[1] + "\n" + rest)
-        (t / "keys.yaml").write_text("\n".join(body))
+        (t / "keys.json").write_text(json.dumps(body))
         (t / "utils" / "driver.py").write_text(DRIVER)
-        p = subprocess.run([python, "driver.py", "../keys.yaml"], cwd=t / "utils", capture_output=True, text=True,
+        p = subprocess.run([python, "driver.py", "../keys.json"], cwd=t / "utils", capture_output=True, text=True,
                            timeout=1800)
         if p.returncode:
             raise RuntimeError(p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "driver failed")
-        res = json.loads(p.stdout)["../keys.yaml"]
+        res = json.loads(p.stdout)["../keys.json"]
         return [res.get(f"rrkey-{i}", "missing from the tool's parse") for i in range(len(blocks))]
 
 

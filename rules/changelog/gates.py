@@ -132,16 +132,34 @@ class GateReport:
     def merge_ok(self) -> bool:
         return not self.merge
 
+    _index: dict | None = None
+
+    def _indexed(self, gate: str, stage: str) -> tuple[list[GateFailure], list[int], list[GateFailure]]:
+        """(failures on no line, their sorted lines, failures sorted by line) of one gate and stage."""
+        if self._index is None:
+            self._index = {}
+        key = (gate, stage, stage in MATRIX_STAGES)
+        if key not in self._index:
+            pool = ((*self.changelog_pr_run, *(self.matrix_failures() if stage in MATRIX_STAGES else ()))
+                    if gate == PR_RUN else self.merge)
+            mine = [f for f in pool if f.stage == stage]
+            lined = sorted((f for f in mine if f.line is not None), key=lambda f: f.line)
+            self._index[key] = ([f for f in mine if f.line is None], [f.line for f in lined], lined)
+        return self._index[key]
+
     def failures(self, gate: str, stages: set[str] | frozenset[str] | tuple[str, ...],
                  lines: tuple[int, int] | None = None) -> list[GateFailure]:
         """This gate's failures of these stages; with `lines`, only those on lines lo..hi (or on no line)."""
-        stages = set(stages)
-        if gate == PR_RUN:
-            pool = (*self.changelog_pr_run, *(self.matrix_failures() if stages & MATRIX_STAGES else ()))
-        else:
-            pool = self.merge
-        return [f for f in pool if f.stage in stages
-                and (lines is None or f.line is None or lines[0] <= f.line <= lines[1])]
+        out: list[GateFailure] = []
+        for stage in sorted(set(stages)):
+            free, keys, lined = self._indexed(gate, stage)
+            out += free
+            if lines is None:
+                out += lined
+            else:
+                lo, hi = bisect.bisect_left(keys, lines[0]), bisect.bisect_right(keys, lines[1])
+                out += lined[lo:hi]
+        return out
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from rules.master.matrix import conc_values, scenarios_of
 MAX_ITEM_CHARS = 4_000
 MAX_CLAIMS = 2_000
 MAX_ROWS = 20_000
+MAX_PER_ITEM = 3  # findings per description item
 
 VERSION = (r"(?:v?\d+(?:\.\d+){1,3}(?:(?:\.|-)?(?:post|rc|dev|a|b)\d+)*(?:[-_][A-Za-z0-9.]+)*"
            r"|(?:nightly|dev)[\w.-]*?\d{6,}[\w.-]*)")
@@ -477,10 +478,9 @@ def description_claims(ctx) -> list[EntryClaims]:
                     if budget <= 0:
                         break
                     ec.checked += 1
-                    ec.findings += version_findings(it, imgs)
-                    ec.findings += search_space_findings(it, heads)
-                    ec.findings += count_findings(it, bases, heads)
-                    ec.findings += runner_findings(it, labels, nodes)
+                    found = (version_findings(it, imgs) + search_space_findings(it, heads)
+                             + count_findings(it, bases, heads) + runner_findings(it, labels, nodes))
+                    ec.findings += found[:MAX_PER_ITEM]  # a list of contradictions is read as a few
         return out
 
     return ctx.memo(("claims", "description"), compute)

@@ -38,6 +38,7 @@ CODE = "RR104"
 NAME = "master-config-schema-invalid"
 SEVERITY = Severity.BLOCKING
 MAX_PER_KEY = 3
+MAX_KEYS = 50  # keys reported one by one; the rest in one summary finding
 GATE = ("Rejected by the PR-run `check-changelog` (its `load_config_files` validates every master config) on any "
         "changelog push, and by the sweep generator.")
 
@@ -51,8 +52,11 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
     if not live:
         return
     bad = {}
-    for info, errs in schema_failures(ctx):
+    failing = schema_failures(ctx)
+    for n, (info, errs) in enumerate(failing):
         bad[info.key] = errs
+        if n >= MAX_KEYS:
+            continue
         for e in errs[:MAX_PER_KEY]:
             line = key_line(info.text, info.line, e.path)
             value = "" if e.kind in ("missing",) or isinstance(e.value, (dict, list)) else f" (`{e.value!r}`)"
@@ -61,6 +65,12 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                           evidence=(f"schema of {conv.label}: {'MultiNode' if (info.value or {}).get('multinode') else 'SingleNode'}"
                                     f"MasterConfigEntry, error type `{e.kind}`",
                                     f"{len(errs)} schema error(s) in this key"))
+    if len(failing) > MAX_KEYS:
+        rest = failing[MAX_KEYS:]
+        yield Problem(rest[0][0].path, rest[0][0].line,
+                      f"{len(rest):,} more added or changed keys fail the master-config schema (first: "
+                      f"`{rest[0][0].key}`: `{rest[0][1][0].where}`: {rest[0][1][0].message.rstrip('.')}). {GATE}",
+                      evidence=(f"{len(failing):,} keys fail in all; the first {MAX_KEYS} are reported one by one",))
     for path, message, line in file_set_failures(ctx):
         yield Problem(path, line, f"{message}. {GATE}",
                       evidence=("`load_config_files` checks every master config file at head",))

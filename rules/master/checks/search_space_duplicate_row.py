@@ -38,7 +38,7 @@ def overlaps(value) -> list[tuple[tuple, tuple, list[int]]]:
     scenarios = scenarios_of(value)
     if not isinstance(scenarios, dict):
         return out
-    groups: dict[tuple, list[tuple[tuple, set[int]]]] = {}
+    groups: dict[tuple, dict[int, tuple]] = {}  # (scenario, seq, topology) -> concurrency -> first row path
     n = 0
     for name, blocks in scenarios.items():
         for b, block in enumerate(blocks if isinstance(blocks, list) else []):
@@ -49,17 +49,17 @@ def overlaps(value) -> list[tuple[tuple, tuple, list[int]]]:
                 n += 1
                 if n > MAX_ROWS or not isinstance(row, dict):
                     continue
-                concs = set(conc_values(row))
+                concs = conc_values(row)
                 if not concs:
                     continue
                 path = ("scenarios", name, b, "search-space", r)
-                key = (name, seq, row_topology(row, settings=False))
-                for other, oc, orow in groups.get(key, []):
-                    shared = sorted(concs & oc)
-                    if shared:
-                        out.append((other, path, shared))
-                        break
-                groups.setdefault(key, []).append((path, concs, row))
+                seen = groups.setdefault((name, seq, row_topology(row, settings=False)), {})
+                hits = [c for c in concs if c in seen]
+                if hits:
+                    first = seen[hits[0]]
+                    out.append((first, path, sorted(c for c in hits if seen[c] == first)))
+                for c in concs:
+                    seen.setdefault(c, path)
     return out
 
 
