@@ -63,7 +63,10 @@ def row_topology(row: dict, settings: bool = True) -> str:
         norm.setdefault("spec-decoding", "none")
     else:
         norm = {**_DEFAULTS, **{k: v for k, v in norm.items() if v is not None}}
-    return json.dumps(norm, sort_keys=True, default=str)
+    try:
+        return json.dumps(norm, sort_keys=True, default=str)
+    except (TypeError, ValueError):  # keys of mixed types (`{1: a, b: 2}`): compare by repr
+        return repr(sorted(norm.items(), key=repr))
 
 
 def scenarios_of(value) -> dict | None:

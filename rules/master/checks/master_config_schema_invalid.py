@@ -43,6 +43,12 @@ GATE = ("Rejected by the PR-run `check-changelog` (its `load_config_files` valid
         "changelog push, and by the sweep generator.")
 
 
+def _model(value) -> str:
+    if not isinstance(value, dict):
+        return "a master-config entry (a mapping)"
+    return "MultiNodeMasterConfigEntry" if value.get("multinode", False) else "SingleNodeMasterConfigEntry"
+
+
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
     conv = conventions(ctx)
     if not conv.master_schema:
@@ -62,8 +68,7 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             value = "" if e.kind in ("missing",) or isinstance(e.value, (dict, list)) else f" (`{e.value!r}`)"
             yield Problem(info.path, line,
                           f"`{info.key}`: `{e.where}`: {e.message.rstrip('.')}{value}. {GATE}",
-                          evidence=(f"schema of {conv.label}: {'MultiNode' if (info.value or {}).get('multinode') else 'SingleNode'}"
-                                    f"MasterConfigEntry, error type `{e.kind}`",
+                          evidence=(f"schema of {conv.label}: {_model(info.value)}, error type `{e.kind}`",
                                     f"{len(errs)} schema error(s) in this key"))
     if len(failing) > MAX_KEYS:
         rest = failing[MAX_KEYS:]
