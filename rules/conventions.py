@@ -27,6 +27,10 @@ Each date is the commit on the repository's `main` that changed the behaviour (U
 | 2026-07-11 | #2166 `65b8d7f50`, #2167 `62b2c9bc7` | `pp`; worker `pp`/`dcp-size`/`pcp-size` |
 | 2026-07-13 | #2096 `dbc515b38` | `router`, `kv-p2p-transfer` (required by `disagg: true`), `kv-offload-backend` is `{name, version}` |
 | 2026-07-23 | (after the 2026-07-22 tooling) | entry keys `append-only`, `eval-min-prefill-ep` (RULES.md §2.1, §2.4) |
+
+The newest master-config schema modelled is the tooling of 2026-07-22 (the bundle's `main`); the
+Nov-2026 `inferencex-e2e/` layout has its own (`infx/matrix/validation.py`), not modelled: its
+master configs are reported as not schema-checked rather than judged by an older schema.
 """
 from __future__ import annotations
 
@@ -56,6 +60,17 @@ PIPELINE_PARALLEL = _ts("2026-07-11T01:37:40")
 WORKER_PARALLELISM = _ts("2026-07-11T02:14:56")
 COMPONENT_METADATA = _ts("2026-07-13T22:05:33")
 APPEND_ONLY = _ts("2026-07-23T00:00:00")
+
+# The Nov-2026 layout (RULES.md §1.2) moved the project under `inferencex-e2e/` and the tooling to the
+# `infx/` package, with a master-config schema of its own (`srt-recipe-dir`, `srt-recipe`, …) that
+# is not in the data this project was built from: master configs under it are not schema-checked.
+NEWER_LAYOUT_PREFIX = "inferencex-e2e/"
+
+
+def schema_modelled(path: str) -> bool:
+    """Is the master-config schema that governs `path` one of the modelled ones (the root layout)?"""
+    return not path.startswith(NEWER_LAYOUT_PREFIX) and f"/{NEWER_LAYOUT_PREFIX}" not in f"/{path}"
+
 
 CURRENT_REPO = "SemiAnalysisAI/InferenceX"
 OLD_REPO = "InferenceMAX/InferenceMAX"

@@ -30,8 +30,10 @@ from rules.changelog.gates import note
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.master.analysis import master_files
+from rules.conventions import conventions
+from rules.master.analysis import master_files, master_keys
 from rules.master.matrix import entry_jobs
+from rules.master.schema import validate_key
 
 CODE = "RR022"
 NAME = "changelog-entry-selects-no-jobs"
@@ -46,6 +48,8 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
     if not master_files(ctx, "head"):
         yield Skipped("no master config is available to the review, so the sweep jobs were not counted")
         return
+    keys = master_keys(ctx, "head")
+    conv = conventions(ctx)
     for d in diffs:
         for ej in entry_jobs(ctx, d):
             e = ej.entry
@@ -53,6 +57,11 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                 continue  # nothing resolved: changelog-config-key-unknown
             if any(k.error for k in ej.per_key):
                 continue  # the generator fails: master-config-sweep-generation-fails
+            invalid = [k for k in ej.keys if validate_key(keys[k].value, conv)] if not ej.jobs else []
+            if invalid:
+                yield Skipped(f"{d.path}: entry at line {e.start_line:,}: `{invalid[0]}` does not pass the master-config "
+                              f"schema, so its sweep jobs were not counted", path=d.path)
+                continue
             if ej.jobs:
                 parts = [k.arithmetic() for k in ej.per_key if k.jobs][:MAX_SHOWN]
                 more = len([k for k in ej.per_key if k.jobs]) - len(parts)

@@ -96,3 +96,13 @@ def test_only_changed_keys_are_judged_and_a_base_before_the_schema_is_skipped():
     old = dataclasses.replace(change_one().changeset, base_time=1_700_000_000)
     assert [c.status for c in run(old, rules=[rr104]).checks] == ["skipped"]
     assert BASE  # the default base is valid
+
+
+def test_the_newer_layouts_schema_is_not_modelled():
+    from rules.changeset import ChangeSet, FileChange
+
+    path = "inferencex-e2e/configs/amd-master.yaml"
+    head = master(ROWS[0], ROW.replace("conc-start: 4", "conc-start: 128"), ROWS[2])
+    r = run(ChangeSet(files=(FileChange(path, "modified", base=BASE, head=head),)), rules=[rr104])
+    assert r.findings == [] and [c.status for c in r.checks] == ["skipped"]
+    assert "infx/matrix/validation.py" in r.checks[0].detail
