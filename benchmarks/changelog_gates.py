@@ -177,6 +177,32 @@ _STAGE_PATTERNS = [
 ]
 
 
+_MERGE_PATTERNS = [
+    ("final-newline", r"does not end with a newline"),
+    ("file-format", r"contains (CR|tabs|NUL)|is not UTF-8"),
+    ("file-yaml", r"is not valid YAML"),
+    ("entry-count", r"top-level config entries but YAML parsed"),
+    ("entry-schema", r"fails ChangelogEntry validation|is not a mapping"),
+    ("entries-deleted", r"entries were deleted"),
+    ("entry-changed", r"changed; existing entries are immutable"),
+    ("correction-invalid", r"correction is not canonical|do not mix historical"),
+    ("added-pr-link", r"new PR entry must use|unexpected pr-link"),
+    ("raw-prefix", r"changed historical perf-changelog.yaml bytes"),
+    ("separator-history", r"separated from history"),
+    ("separator-between", r"exactly one empty separator line"),
+    ("trailing-empty-line", r"must end with one newline"),
+    ("corrections-raw", r"pr-link corrections may not|outside a pr-link line|changed pr-link line"),
+    ("no-change", r"no appended entry or pr-link correction"),
+]
+
+
+def merge_stage_of(error: str) -> str:
+    for stage, pat in _MERGE_PATTERNS:
+        if re.search(pat, error):
+            return stage
+    return "other"
+
+
 def stage_of(error: str) -> str:
     for stage, pat in _STAGE_PATTERNS:
         if re.search(pat, error):
@@ -215,18 +241,42 @@ def _says(msgs: list[str], phrases) -> list[str]:
     return [m for m in msgs if any(p in m for p in phrases)]
 
 
+# The tool's reason (stage) -> the rules whose findings report that reason.
+PR_RUN_CODES = {"deleted-line": ("RR002", "RR015"), "final-newline": ("RR006", "RR015"), "master-schema": ("RR104",),
+                "config-key": ("RR008", "RR018"), "generator": ("RR105",), "entry-schema": ("RR003", "RR018"),
+                "no-additions": ("RR002",), "added-yaml": ("RR002", "RR003", "RR006", "RR012")}
+MERGE_CODES = {"entry-changed": ("RR001", "RR002"), "added-pr-link": ("RR004",), "separator-history": ("RR007",),
+               "separator-between": ("RR007",), "entries-deleted": ("RR002",), "raw-prefix": ("RR002",),
+               "final-newline": ("RR006", "RR015"), "trailing-empty-line": ("RR006",),
+               "entry-schema": ("RR003", "RR018"), "file-yaml": ("RR003", "RR006", "RR012"),
+               "correction-invalid": ("RR002",), "no-change": ("RR002",), "entry-count": ("RR006",),
+               "file-format": ("RR006",), "corrections-raw": ("RR002",)}
+
+
 def evaluate(o: Outcome) -> list[tuple[str, str]]:
     """(kind, detail) of each disagreement."""
     bad = []
     t = o.tool
     pr_named = _says(o.blocking, PR_RUN_SAYS)
     merge_named = _says(o.blocking, MERGE_SAYS)
+    if not t.pr_run_ok and not o.drift and pr_named:
+        want = PR_RUN_CODES.get(stage_of(t.pr_run_error))
+        if want and not any(m.split(":")[0] in want for m in pr_named):
+            bad.append(("pr-run named, but not by a finding for the tool's reason", t.pr_run_error))
+    if not t.merge_ok and not o.merge_drift and merge_named:
+        want = MERGE_CODES.get(merge_stage_of(t.merge_error))
+        if want and not any(m.split(":")[0] in want for m in merge_named):
+            bad.append(("merge path named, but not by a finding for the tool's reason", t.merge_error))
     if not t.pr_run_ok and not o.drift and not pr_named:
         bad.append(("pr-run rejects, no blocking finding names it", t.pr_run_error))
     if not t.merge_ok and not o.merge_drift and not merge_named:
         bad.append(("merge path rejects, no blocking finding names it", t.merge_error))
     if t.pr_run_ok and pr_named:
         bad.append(("bot names the PR-run check, which accepts", pr_named[0]))
+    if o.drift:  # the tool passed the newline, deletion, additions and YAML stages before it stopped
+        early = [m for m in pr_named if m.split(":")[0] in ("RR002", "RR006", "RR015", "RR012")]
+        if early:
+            bad.append(("bot names the PR-run check for a stage the tool passed (before schema drift)", early[0]))
     if t.merge_ok and merge_named:
         bad.append(("bot names the merge path, which accepts", merge_named[0]))
     if t.pr_run_ok and t.merge_ok:
@@ -314,7 +364,8 @@ def main(argv=None) -> int:
         said = MERGE_SAYS if name == "merge" else PR_RUN_SAYS
         real = [o for o in rej if not (o.drift if name == "pr-run" else o.merge_drift)]
         named = [o for o in real if _says(o.blocking, said)]
-        stages = Counter(stage_of(o.tool.pr_run_error if name == "pr-run" else o.tool.merge_error) for o in real)
+        stages = Counter(stage_of(o.tool.pr_run_error) if name == "pr-run" else merge_stage_of(o.tool.merge_error)
+                         for o in real)
         print(f"  {name}: rejects {len(rej)}" + (f" ({len(drift)} schema drift only, excluded)" if name == "pr-run" else "")
               + (f" ({sum(o.merge_drift for o in rej)} rejecting the base's own history, excluded)" if name == "merge"
                  else "")
@@ -344,7 +395,7 @@ def main(argv=None) -> int:
     if args.list:
         for o in outcomes:
             print(f"#{o.number} pr-run={'ok' if o.tool.pr_run_ok else stage_of(o.tool.pr_run_error)} "
-                  f"merge={'ok' if o.tool.merge_ok else stage_of(o.tool.merge_error)} drift={o.drift} "
+                  f"merge={'ok' if o.tool.merge_ok else merge_stage_of(o.tool.merge_error)} drift={o.drift} "
                   f"blocking={[m.split(':')[0] for m in o.blocking]}")
     if args.json:
         Path(args.json).write_text(json.dumps([dataclasses.asdict(o) for o in outcomes], indent=1))

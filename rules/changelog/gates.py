@@ -441,7 +441,12 @@ def _merge_failures(d: ChangelogDiff, number: int | None, conv: Conventions) -> 
         why = _byte_format(raw, label)
         if why:
             fail("file-format", why, None if raw is base else max(d.head_line_count, 1))
-    # History above the change is main's and parsed there; check the entries the PR wrote.
+    # History above the change is main's and parsed there; check the entries the PR wrote or edited.
+    for c in d.history_changes:
+        if c.kind == "edited" and c.texts is not None:
+            _, err = load11(c.texts[1] + "\n", unique=True)
+            if err is not None:
+                fail("file-yaml", f"PR perf-changelog.yaml is not valid YAML: {err}", c.line)
     for e in d.new_entries:
         data, err = _entry_data11(e, unique=True)
         if err is not None:

@@ -46,7 +46,7 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
         last_start = base.rfind(b"\n") + 1
         last = base[last_start:].decode("utf-8", "replace")
         line = base.count(b"\n") + 1  # the base's last line, which head shares
-        n = note(ctx, d, pr_run=("deleted-line",), merge=("file-format",))
+        n = note(ctx, d, pr_run=("deleted-line", "final-newline"), merge=("file-format",))
         yield Problem(
             d.path, min(line, max(d.head_line_count, 1)),
             n.on(f"The base branch's changelog does not end with a newline (its last line is "

@@ -145,11 +145,11 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                                   fix="Start every entry with `- config-keys:` at column 0, separated by one empty line.",
                                   evidence=("an indented `- config-keys:` is not counted as an entry by the validator",
                                             *n.evidence))
-        if (not head or head.isspace()) and d.status == "added":
+        if not head or head.isspace():
             found += 1
-            n = note(ctx, d, pr_run=("no-additions",), merge=("file-format", "file-yaml"))
-            yield Problem(d.path, None, n.on("The new changelog is empty; it must be a YAML list of entries."),
-                          evidence=n.evidence)
+            n = note(ctx, d, pr_run=("no-additions", "final-newline", "deleted-line"), merge=("file-format", "file-yaml"))
+            what = "The new changelog is empty" if d.status == "added" else "The changelog is emptied"
+            yield Problem(d.path, None, n.on(f"{what}; it must be a YAML list of entries."), evidence=n.evidence)
         if not found:
             yield Passed(f"{d.path}: ends with one newline; no new CR, tab or NUL; UTF-8; "
                          f"{len(d.new_entries)} new entr{'y starts' if len(d.new_entries) == 1 else 'ies start'} "

@@ -36,7 +36,8 @@ _RAW = ("raw-prefix", "no-change", "corrections-raw")
 _LOCAL = ("edited", "tail", "separator", "header")
 # history change kind -> (PR-run stages, merge-path stages) that reject it
 _STAGES = {
-    "edited": (("deleted-line",), ("entry-changed", "correction-invalid", *_RAW)),
+    "edited": (("deleted-line", "added-yaml", "no-additions", "entry-schema"),
+               ("entry-changed", "correction-invalid", *_RAW)),
     "deleted": (("deleted-line",), ("entries-deleted", "entry-count", *_RAW)),
     "moved": (("deleted-line",), ("entry-changed", *_RAW)),
     "separator": (("deleted-line", "no-additions"), _RAW),
@@ -52,7 +53,7 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
     for d in changelog_diffs(ctx):
         for c in d.history_changes:
             # An edit or a re-spacing is judged on its own lines; a deletion or a move deletes content.
-            lines = (c.line, c.end_line or c.line) if c.line is not None and c.kind in _LOCAL else None
+            lines = (c.line - 1, (c.end_line or c.line) + 1) if c.line is not None and c.kind in _LOCAL else None
             n = note(ctx, d, *_STAGES.get(c.kind, _STAGES["edited"]), lines=lines)
             yield Problem(d.path, c.line, n.on(c.message), end_line=c.end_line, fix=c.fix,
                           suggestion=c.suggestion, evidence=(*c.evidence, *n.evidence))
