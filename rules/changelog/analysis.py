@@ -827,6 +827,26 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
                     "historical whitespace is immutable.",
                 evidence=(f"base separator `{show_bytes(bsep)}` after base line {bblocks[i].end_line:,}",)))
 
+    # Trailing whitespace on an existing entry's last line is not part of its content (blocks end
+    # at the last non-blank byte) but it is history: compare it for every entry that survived.
+    edited_js = {j for _, j in edited}
+    for j, i in sorted(from_base.items()):
+        if j in edited_js or (i, j) in moved:
+            continue
+        btail = bblocks[i].sep(base).split(b"\n", 1)[0]
+        htail = hblocks[j].sep(head).split(b"\n", 1)[0]
+        if btail == htail or (i == len(bblocks) - 1 and base_tail):
+            continue  # the last entry of base: its tail bytes are judged with what follows it
+        e = h_entry(j)
+        text = all_lines()[e.end_line - 1]
+        changes.append(HistoryChange(
+            "separator", e.end_line,
+            f"The trailing whitespace of existing entry {e.label}'s last line changed from `{show_bytes(btail)}` "
+            f"to `{show_bytes(htail)}`.",
+            end_line=e.end_line, suggestion=text + btail.decode("utf-8", "replace"),
+            fix="Restore the line byte for byte (trailing spaces included); historical whitespace is immutable.",
+            evidence=(f"base line {bblocks[i].end_line:,} ends with `{show_bytes(btail)}`",)))
+
     new_entries = [h_entry(j, parse=True) for j in new_idx]
     if pending_corrections:
         if new_entries:

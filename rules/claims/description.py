@@ -176,10 +176,19 @@ def _rows(value: Any) -> list[tuple[str, Any, Any, dict]]:
 
 
 def _row_tp(row: dict) -> tuple[int | None, int | None, bool]:
+    """(tp, ep, dp-attn) of a single-node row, or of a multi-node row's decode workers."""
     if "tp" in row:
         return row.get("tp"), row.get("ep"), bool(row.get("dp-attn"))
     d = row.get("decode") if isinstance(row.get("decode"), dict) else {}
     return d.get("tp"), d.get("ep"), bool(d.get("dp-attn"))
+
+
+def _row_arms(row: dict) -> list[tuple[int | None, int | None, bool]]:
+    """Every parallelism layout a row names: the row's own, or each worker role's (prefill, decode)."""
+    if "tp" in row or not any(isinstance(row.get(r), dict) for r in ("prefill", "decode")):
+        return [_row_tp(row)]
+    return [(w.get("tp"), w.get("ep"), bool(w.get("dp-attn"))) for r in ("prefill", "decode")
+            if isinstance(w := row.get(r), dict)]
 
 
 def version_findings(item: Item, imgs: list[KeyImages]) -> list[Finding]:
@@ -243,7 +252,7 @@ def search_space_findings(item: Item, heads: dict[str, Any]) -> list[Finding]:
         groups: dict[str, list[int]] = {}
         for k, sc, isl, osl, row in rows:
             tp, ep, dpa = _row_tp(row)
-            if arm is not None and not arm(tp, ep, dpa):
+            if arm is not None and not any(arm(*a) for a in _row_arms(row)):
                 continue
             if seq is not None and (isl, osl) != seq and isl != seq[0]:
                 continue
@@ -300,7 +309,7 @@ def search_space_findings(item: Item, heads: dict[str, Any]) -> list[Finding]:
             near = [a for a in arms if a.end() <= m.start()]
             group = [a for a in near if clause[a.end():m.start()].strip(" /,&and") == "" or a is near[-1]] if near else []
             candidates = [cv for *_, row in rows for cv in [conc_values(row)]
-                          if not group or any(_arm_matches(a, *_row_tp(row)) for a in group)]
+                          if not group or any(_arm_matches(a, *arm) for a in group for arm in _row_arms(row))]
             if not candidates or any(cv == claimed or sorted(set(cv)) == sorted(set(claimed)) for cv in candidates):
                 continue
             arm = "/".join(a.group(0) for a in group) or "the selected rows"
@@ -315,7 +324,7 @@ def search_space_findings(item: Item, heads: dict[str, Any]) -> list[Finding]:
         if text[max(0, m.start() - 1):m.start()] in ("/", "-") and m.group("kind") == "EP":
             continue  # `TP4/EP4` reads with the TP before it
         n = int(m.group("n"))
-        if not any(_arm_matches(m, *_row_tp(row)) for *_, row in rows):
+        if not any(_arm_matches(m, *arm) for *_, row in rows for arm in _row_arms(row)):
             present = sorted({f"tp{_row_tp(r)[0]}" for *_, r in rows if _row_tp(r)[0] is not None})
             out.append(Finding("search-space", item,
                                f"The description mentions `{m.group(0)}`, but no selected row has "

@@ -33,7 +33,8 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
         for f in ec.findings:
             if f.kind != KIND:
                 continue
-            yield Problem(f.item.path, f.item.line, f.message,
+            # The comment spans the entry from its first line to the description item that says it.
+            yield Problem(f.item.path, min(f.item.entry.start_line, f.item.line), f.message, end_line=f.item.line,
                           evidence=(f"description item: `{f.item.text[:160]}`", *f.evidence,
                                     f"entry selects {len(ec.keys)} key(s): {', '.join(ec.keys[:4])}"))
     if checked:

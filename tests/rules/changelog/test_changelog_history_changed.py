@@ -121,3 +121,15 @@ def test_header_change():
 def test_added_file_passes():
     r = review(None, BASE + "\n" + entry("k", 4867), rr002, status="added")
     assert r.findings == [] and "new file" in r.checks[0].detail
+
+
+def test_stripping_trailing_spaces_of_an_existing_entrys_last_line_is_history():
+    """#2265's shape: a mid-file entry, and the `pr-link:` line above it lost its two trailing spaces."""
+    at = starts(BASE)[3]
+    base = BASE[:at - 1].rstrip("\n") + "  \n\n" + BASE[at:]  # entry 2's last line ends in two spaces
+    head = BASE[:at] + NEW + "\n" + BASE[at:]  # …stripped, and a new entry spliced in below it
+    r = review(base, head, rr002)
+    [f] = r.findings
+    assert "trailing whitespace of existing entry #4715's last line changed from `\"  \"` to `\"\"`" in f.message
+    assert f.suggestion.endswith("pull/4715  ")
+    assert f.message.endswith(BOTH)  # the line has content: `git diff` shows it deleted and re-added
