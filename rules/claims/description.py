@@ -305,6 +305,8 @@ def search_space_findings(item: Item, heads: dict[str, Any]) -> list[Finding]:
     for clause in re.split(r"[;\n]", text):
         arms = list(_ARM.finditer(clause))
         for m in _CONC_LIST.finditer(clause):
+            if _FUTURE.search(clause):
+                continue
             claimed = [int(x) for x in m.group("list").split(",")]
             near = [a for a in arms if a.end() <= m.start()]
             group = [a for a in near if clause[a.end():m.start()].strip(" /,&and") == "" or a is near[-1]] if near else []
@@ -318,6 +320,8 @@ def search_space_findings(item: Item, heads: dict[str, Any]) -> list[Finding]:
                                f"The description gives {arm} conc {claimed}, but the matching row runs {closest}.",
                                (f"{len(candidates)} matching row(s)",)))
     for m in _ARM.finditer(text):
+        if _FUTURE.search(_sentence(text, m.start())):
+            continue
         if (_REMOVAL.search(text[max(0, m.start() - 60):m.start()]) or _REMOVAL.search(text[m.end():m.end() + 15])
                 or re.match(r"\s*(?:→|->|=>|⟶|to\s)", text[m.end():])):  # `TP8 → TP4`: the old arm
             continue
@@ -337,6 +341,8 @@ _CLAUSE_BREAK = re.compile(r"[;,(]|\band\b")
 _DPA = re.compile(r"(?i)\b(?:DPA|dp-attn|DP[- ]attention)\b")
 _SEQ = re.compile(r"(?i)\b(?:isl\s*[=:]?\s*(?P<isl>\d{3,6})|(?P<k>1k1k|8k1k|1k8k))\b")
 _HISTORY = re.compile(r"(?i)\b(?:previously|formerly|before|was|were|old|instead of|from the previous)\b")
+# A sentence about the future or a plan is not a claim about this diff ("will expand to … once … lands").
+_FUTURE = re.compile(r"(?i)\b(?:will|once|later|planned|plan to|todo|follow[- ]?up|next|eventually|would)\b")
 
 
 def _clause_start(text: str, at: int) -> int:
@@ -344,8 +350,16 @@ def _clause_start(text: str, at: int) -> int:
     return starts[-1] if starts else 0
 
 
+def _sentence(text: str, at: int) -> str:
+    start = max(text.rfind(". ", 0, at) + 1, text.rfind("; ", 0, at) + 1, 0)
+    end = min([i for i in (text.find(". ", at), text.find("; ", at)) if i >= 0] or [len(text)])
+    return text[start:end]
+
+
 def _historical(text: str, at: int) -> bool:
-    """The claim at `at` describes the old state (`previously conc=1-64`, `(was 4-64)`)."""
+    """The claim at `at` describes the old state (`previously conc=1-64`, `(was 4-64)`) or a plan."""
+    if _FUTURE.search(_sentence(text, at)):
+        return True
     start = _clause_start(text, at)
     opened = text.rfind("(", 0, at)
     return bool(_HISTORY.search(text, start, at)) or (opened >= 0 and ")" not in text[opened:at] and
@@ -387,7 +401,7 @@ def _seq_before(text: str, at: int) -> tuple[int, int] | None:
 def _arm_matches(m: re.Match, tp, ep, dpa: bool) -> bool:
     kind, n = m.group("kind").upper(), int(m.group("n"))
     if kind == "TP":
-        return tp == n and not dpa  # `TP8` is tensor parallel without DP attention (`DEP8` is with it)
+        return tp == n  # `TP4` is said of DP-attention prefill workers too (`1 prefill TP4` with dp-attn)
     if kind == "EP":
         return ep == n
     if kind == "DEP":

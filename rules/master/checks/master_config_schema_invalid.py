@@ -9,7 +9,9 @@ agentic config on a runner that is not `cluster:…`, `disagg: true` without `kv
 `load_config_files` validates *all* master configs, so one bad key fails `check-changelog` for
 every changelog PR until it is fixed, and the sweep generator refuses to run. The check follows
 the schema of the PR's base revision (fields and rules exist from the commit that added them;
-dates in `rules/conventions.py`): a PR is judged by the tooling it was branched from.
+dates in `rules/conventions.py`): a PR is judged by the tooling it was branched from, unless it
+changes `utils/matrix_logic/validation.py` itself (then its keys follow its own new schema, and
+the check says so instead of judging them).
 
 ## Example
     gptoss-fp4-mi355x-atom:
@@ -31,7 +33,7 @@ from rules.context import ReviewContext
 from rules.conventions import conventions, schema_modelled
 from rules.finding import Passed, Problem, Severity, Skipped
 from rules.master.analysis import changed_keys
-from rules.master.matrix import file_set_failures, schema_failures
+from rules.master.matrix import file_set_failures, schema_changed, schema_failures
 from rules.master.schema import key_line
 
 CODE = "RR104"
@@ -56,6 +58,11 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
         return
     live = [c for c in changed_keys(ctx) if c.head is not None]
     if not live:
+        return
+    own = schema_changed(ctx)
+    if own:
+        yield Skipped(f"this PR changes the master-config schema itself (`{own}`), so its keys were not judged by the "
+                      "base branch's schema")
         return
     bad = {}
     failing = schema_failures(ctx)

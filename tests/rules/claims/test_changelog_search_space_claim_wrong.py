@@ -38,3 +38,8 @@ def test_contradicted_statements_are_blocking(text, message):
                          ids=["true-range", "true-arm-range", "true-list", "removal", "history", "no-claim"])
 def test_true_or_historical_statements_pass(text):
     assert _review(text).findings == []
+
+
+def test_plans_and_loosely_named_worker_arms_are_not_contradictions():
+    assert _review("Sweep will expand to TP=4 conc 4-256 once the kernels land").findings == []
+    assert _review("Add a TP8 arm later").findings == []

@@ -106,3 +106,13 @@ def test_the_newer_layouts_schema_is_not_modelled():
     r = run(ChangeSet(files=(FileChange(path, "modified", base=BASE, head=head),)), rules=[rr104])
     assert r.findings == [] and [c.status for c in r.checks] == ["skipped"]
     assert "infx/matrix/validation.py" in r.checks[0].detail
+
+
+def test_a_pr_that_changes_the_schema_itself_is_not_judged_by_the_old_one():
+    from rules.changeset import ChangeSet, FileChange
+
+    head = master(ROWS[0], ROW.replace("{ tp: 8,", "{ tp: 8, new-field: 1,"), ROWS[2])
+    cs = ChangeSet(files=(FileChange(NV, "modified", base=BASE, head=head),
+                          FileChange("utils/matrix_logic/validation.py", "modified")))
+    r = run(cs, rules=[rr104])
+    assert r.findings == [] and "changes the master-config schema itself" in r.checks[0].detail
