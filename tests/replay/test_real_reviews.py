@@ -21,10 +21,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT / ".." / "shared" / "inferencex"
 
-# Strict recall measured when this test was written: 52 caught of 173 evaluable in-scope findings.
+# Strict recall measured when this test was written: 52 caught of 173 evaluable in-scope findings;
+# 64 of 173 after the changelog-fidelity rules (RR015-RR022, RR104-RR107, RR252-RR256, RR102 moving tags).
 # Each issue that adds rules (or maps a category to a rule in CATEGORY_RULES) raises it to the new
 # measured figure; it never goes down without a written reason.
-FLOOR = 0.30057803  # 52 / 173
+FLOOR = 0.36994219  # 64 / 173
 
 pytestmark = pytest.mark.shared
 

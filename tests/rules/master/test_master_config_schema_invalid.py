@@ -116,3 +116,8 @@ def test_a_pr_that_changes_the_schema_itself_is_not_judged_by_the_old_one():
                           FileChange("utils/matrix_logic/validation.py", "modified")))
     r = run(cs, rules=[rr104])
     assert r.findings == [] and "changes the master-config schema itself" in r.checks[0].detail
+    missing = master(ROWS[0], ROW.replace("    - isl: 8192\n      osl: 1024\n", "    - osl: 1024\n"), ROWS[2])
+    cs = ChangeSet(files=(FileChange(NV, "modified", base=BASE, head=missing),
+                          FileChange("utils/matrix_logic/validation.py", "modified")))
+    [f] = run(cs, rules=[rr104]).findings  # a missing `isl` no schema change explains
+    assert "fixed-seq-len[0].isl`: Field required" in f.message
