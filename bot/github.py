@@ -37,6 +37,19 @@ class GitHubError(RuntimeError):
         super().__init__(message)
         self.status = status
 
+    @property
+    def permanent(self) -> bool:
+        """404 (a deleted comment, a vanished commit) or 422 (GitHub refuses the request as sent):
+        the same call fails the same way next time, so it is never retried."""
+        return self.status in (404, 422)
+
+    @property
+    def forbidden(self) -> bool:
+        """403 for a missing permission ("Resource not accessible by integration"), as opposed to a
+        secondary rate limit (which PyGithub's retry has already waited out)."""
+        text = str(self).lower()
+        return self.status == 403 and ("not accessible" in text or "permission" in text)
+
 
 @dataclass(frozen=True)
 class FileInfo:
@@ -112,8 +125,10 @@ class GitHubPort(Protocol):
     def resolve_thread(self, thread_id: str) -> None: ...
     def create_issue_comment(self, repo: str, number: int, body: str) -> int: ...
     def edit_issue_comment(self, repo: str, comment_id: int, body: str) -> None: ...
-    def create_check_run(self, repo: str, name: str, head_sha: str, conclusion: str, output: dict) -> int: ...
-    def update_check_run(self, repo: str, check_run_id: int, conclusion: str, output: dict) -> None: ...
+    def create_check_run(self, repo: str, name: str, head_sha: str, conclusion: str | None, output: dict) -> int: ...
+    def update_check_run(self, repo: str, check_run_id: int, conclusion: str | None, output: dict) -> None: ...
+    def check_runs(self, repo: str, head_sha: str, name: str) -> list[CheckRunInfo]: ...
+    def pulls_for_commit(self, repo: str, sha: str) -> list[PullInfo]: ...
     def add_labels(self, repo: str, number: int, labels: list[str]) -> None: ...
     def remove_label(self, repo: str, number: int, label: str) -> None: ...
     def add_reaction(self, repo: str, kind: str, comment_id: int, content: str) -> None: ...
@@ -197,7 +212,7 @@ query($owner: String!, $name: String!, $number: Int!, $after: String, $tafter: S
         pageInfo { hasNextPage endCursor }
       }
       reviewThreads(first: %(page)d, after: $tafter) {
-        nodes { id isResolved path comments(first: 50) { nodes { databaseId body author { login } } } }
+        nodes { id isResolved path comments(first: 50) { nodes { fullDatabaseId body author { login } } } }
         pageInfo { hasNextPage endCursor }
       }
     }
@@ -236,7 +251,11 @@ class PyGithubPort:
     @_wrap("reading the pull request")
     def get_pull(self, repo: str, number: int) -> PullInfo:
         _, d = self.req.requestJsonAndCheck("GET", f"/repos/{repo}/pulls/{number}")
-        state = "merged" if d.get("merged") else d["state"]
+        return self._pull(d)
+
+    @staticmethod
+    def _pull(d: dict) -> PullInfo:
+        state = "merged" if d.get("merged") or d.get("merged_at") else d["state"]
         return PullInfo(d["number"], state, bool(d.get("draft")), d["head"]["sha"], d["base"]["sha"],
                         d["base"]["ref"], _login(d.get("user")), d.get("title") or "",
                         tuple(lb["name"] for lb in d.get("labels") or ()))
@@ -275,8 +294,9 @@ class PyGithubPort:
         while True:
             snap.issue_comments += [CommentInfo(c["databaseId"], c["body"] or "", _login(c.get("author")))
                                     for c in comments["nodes"]]
+            # `fullDatabaseId` is a BigInt, sent as a string (`databaseId` is deprecated: 32 bits).
             snap.threads += [ThreadInfo(t["id"], bool(t["isResolved"]), t.get("path"), tuple(
-                CommentInfo(c["databaseId"], c["body"] or "", _login(c.get("author")))
+                CommentInfo(int(c["fullDatabaseId"]), c["body"] or "", _login(c.get("author")))
                 for c in t["comments"]["nodes"])) for t in threads["nodes"]]
             more_c, more_t = comments["pageInfo"]["hasNextPage"], threads["pageInfo"]["hasNextPage"]
             if not (more_c or more_t):
@@ -367,16 +387,38 @@ class PyGithubPort:
     def edit_issue_comment(self, repo: str, comment_id: int, body: str) -> None:
         self.req.requestJsonAndCheck("PATCH", f"/repos/{repo}/issues/comments/{comment_id}", input={"body": body})
 
+    @staticmethod
+    def _check_state(conclusion: str | None) -> dict:
+        """`conclusion` None: the run is (again) in progress; otherwise it completes with it."""
+        if conclusion is None:
+            return {"status": "in_progress"}
+        return {"status": "completed", "conclusion": conclusion}
+
     @_wrap("creating the check run")
-    def create_check_run(self, repo: str, name: str, head_sha: str, conclusion: str, output: dict) -> int:
+    def create_check_run(self, repo: str, name: str, head_sha: str, conclusion: str | None, output: dict) -> int:
         _, d = self.req.requestJsonAndCheck("POST", f"/repos/{repo}/check-runs", input={
-            "name": name, "head_sha": head_sha, "status": "completed", "conclusion": conclusion, "output": output})
+            "name": name, "head_sha": head_sha, **self._check_state(conclusion), "output": output})
         return d["id"]
 
     @_wrap("updating the check run")
-    def update_check_run(self, repo: str, check_run_id: int, conclusion: str, output: dict) -> None:
+    def update_check_run(self, repo: str, check_run_id: int, conclusion: str | None, output: dict) -> None:
         self.req.requestJsonAndCheck("PATCH", f"/repos/{repo}/check-runs/{check_run_id}", input={
-            "status": "completed", "conclusion": conclusion, "output": output})
+            **self._check_state(conclusion), "output": output})
+
+    @_wrap("listing check runs")
+    def check_runs(self, repo: str, head_sha: str, name: str) -> list[CheckRunInfo]:
+        """The latest check runs called `name` on `head_sha` (REST; the failure path has no snapshot)."""
+        _, d = self.req.requestJsonAndCheck("GET", f"/repos/{repo}/commits/{head_sha}/check-runs",
+                                            parameters={"check_name": name, "filter": "latest", "per_page": 100})
+        return [CheckRunInfo(r["id"], r["name"], r["status"], r.get("conclusion"),
+                             (r.get("output") or {}).get("title"), (r.get("output") or {}).get("summary"))
+                for r in d.get("check_runs") or ()]
+
+    @_wrap("listing the pull requests of a commit")
+    def pulls_for_commit(self, repo: str, sha: str) -> list[PullInfo]:
+        """Open PRs whose head is `sha` (a check-suite re-run of a fork PR names none in its payload)."""
+        _, d = self.req.requestJsonAndCheck("GET", f"/repos/{repo}/commits/{sha}/pulls", parameters={"per_page": 100})
+        return [self._pull(p) for p in d or () if p.get("state") == "open" and (p.get("head") or {}).get("sha") == sha]
 
     @_wrap("adding labels")
     def add_labels(self, repo: str, number: int, labels: list[str]) -> None:
