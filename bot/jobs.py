@@ -56,11 +56,11 @@ def not_retryable(err: BaseException) -> bool:
 def _ours(job: dict, settings: Settings) -> bool:
     """A check run / suite event names the App that owns it; only our own re-runs are ours to serve."""
     app_id, slug = job.get("app_id"), job.get("app_slug")
-    if app_id is None and slug is None:
-        return True
-    if settings.github_app_id is not None:
+    if settings.github_app_id is not None and app_id is not None:
         return app_id == settings.github_app_id
-    return slug == settings.bot_login.removesuffix("[bot]")
+    if slug is not None:
+        return slug == settings.bot_login.removesuffix("[bot]")
+    return True  # token auth and a payload without the app's slug: nothing to tell it by
 
 
 def execute(job: dict, deps: Deps) -> object:
