@@ -71,6 +71,8 @@ def cmd_check(args) -> int:
         sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
     elif args.format == "github":
         sys.stdout.write(output.as_github(report, config_errors))
+    elif args.format == "sarif":
+        sys.stdout.write(json.dumps(output.as_sarif(report, config, config_errors), ensure_ascii=False) + "\n")
     else:
         sys.stdout.write(output.as_text(report, config_errors))
     return EXIT_BLOCKING if report.blocking else EXIT_OK
@@ -88,7 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--head", help="head revision (default HEAD)")
     c.add_argument("--pr-number", type=int, help="the PR number, to check the changelog pr-link")
     c.add_argument("--changes", metavar="FILE", help="read the changeset from a replay JSON file instead of git")
-    c.add_argument("--format", choices=("text", "json", "github"), default="text")
+    c.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text",
+                   help="text; json (one object, a contract); github (workflow annotations); "
+                        "sarif (SARIF 2.1.0 for code scanning)")
     c.set_defaults(func=cmd_check)
     for register in _EXTRA_COMMANDS:
         register(sub)
@@ -104,7 +108,7 @@ def _register_extras() -> None:
 
     if _EXTRA_COMMANDS:  # main() may run more than once in a process (tests)
         return
-    for mod in ("bot.serve_cli", "fakegithub.cli", "bot.demo", "bot.docs"):
+    for mod in ("bot.serve_cli", "fakegithub.cli", "bot.demo", "bot.docs", "bot.action"):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as err:

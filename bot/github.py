@@ -135,6 +135,7 @@ class GitHubPort(Protocol):
     def permission(self, repo: str, user: str) -> str: ...
     def workflow_runs(self, repo: str, head_sha: str) -> list[dict]: ...
     def get_pull(self, repo: str, number: int) -> PullInfo: ...
+    def viewer_login(self) -> str: ...
 
 
 def make_retry(settings: Settings) -> GithubRetry:
@@ -247,6 +248,16 @@ class PyGithubPort:
         out = [FileInfo(f.filename, f.status, f.patch, f.previous_filename, f.sha, f.additions, f.deletions)
                for f in files]
         return cmp.merge_base_commit.sha, out
+
+    @_wrap("reading who the token acts as")
+    def viewer_login(self) -> str:
+        """The login of the token's user: `<app-slug>[bot]` for an App installation token (REST `GET /user`
+        refuses those; GraphQL's `viewer` answers)."""
+        _, data = self.req.graphql_query("query { viewer { login } }", {})
+        login = ((data.get("data") or {}).get("viewer") or {}).get("login") or ""
+        if not login:
+            raise GitHubError("GitHub named no viewer for this token")
+        return login
 
     @_wrap("reading the pull request")
     def get_pull(self, repo: str, number: int) -> PullInfo:

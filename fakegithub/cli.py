@@ -69,6 +69,10 @@ def cmd_fake_github(args) -> int:
 
             if not Path(args.contract).is_dir():
                 raise _usage(f"--contract expects a directory holding GitHub's API descriptions, got {args.contract}")
+            try:
+                import openapi_schema_validator  # noqa: F401
+            except ModuleNotFoundError:
+                raise _usage("--contract needs the `contract` extra: pip install 'recipe-review[contract]'") from None
             contract = contracts.load(Path(args.contract))
         fake = FakeGitHub(repo_dir, repo=args.repo, fault_rate=args.fault_rate, fault_seed=args.fault_seed,
                           collaborators=collaborators, default_branch=args.default_branch, contract=contract)

@@ -100,6 +100,13 @@ class Resolver:
                 "avatarUrl": lambda info, size=None: u["avatar_url"], "resourcePath": f"/{login}",
                 "url": u["html_url"]}
 
+    def viewer(self, login: str):
+        """The token's user. For an App installation token GitHub answers `<slug>[bot]` (suffix kept)."""
+        u = self.s.user(login)
+        return {"__typename": "User", "id": u["node_id"], "databaseId": u["id"], "login": login,
+                "avatarUrl": lambda info, size=None: u["avatar_url"], "resourcePath": f"/{login}",
+                "url": u["html_url"]}
+
     # -- repository ----------------------------------------------------------------------------
     def repository(self, info, owner: str, name: str, followRenames: bool = True):
         if owner.lower() != self.s.owner.lower() or name.lower() != self.s.name.lower():
@@ -358,7 +365,7 @@ def _format(err: GraphQLError) -> dict:
 
 def execute(store, query: str, variables: dict | None, operation_name: str | None, actor: str) -> dict:
     r = Resolver(store)
-    root = {"repository": r.repository, "rateLimit": r.rate_limit,
+    root = {"repository": r.repository, "rateLimit": r.rate_limit, "viewer": lambda info: r.viewer(actor),
             "resolveReviewThread": r.set_resolved(True, actor), "unresolveReviewThread": r.set_resolved(False, actor)}
     with store.lock:
         result = graphql_sync(SCHEMA, query, root_value=root, variable_values=variables,
