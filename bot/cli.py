@@ -57,6 +57,8 @@ def cmd_check(args) -> int:
         if not args.base:
             raise UsageError("give --base REV (and optionally --head REV), or --changes FILE")
         repo = Path(args.repo)
+        if args.base == "auto":
+            args.base = upstream_default_branch(repo)
         try:
             config, config_errors = _load_repo_config(config_at(repo, args.base))
             changeset = changeset_from_git(repo, args.base, args.head or "HEAD", args.pr_number,
@@ -78,6 +80,30 @@ def cmd_check(args) -> int:
     return EXIT_BLOCKING if report.blocking else EXIT_OK
 
 
+def upstream_default_branch(repo: Path) -> str:
+    """`--base auto`: the default branch of the remote being pushed to (pre-commit's pre-push sets
+    PRE_COMMIT_REMOTE_NAME), else `origin`'s (its `HEAD`), else the first of origin/main, origin/master,
+    main, master that exists."""
+    import os
+    import subprocess
+
+    from bot.localgit import GitError, resolve
+
+    remote = os.environ.get("PRE_COMMIT_REMOTE_NAME") or "origin"
+    proc = subprocess.run(["git", "-C", str(repo), "symbolic-ref", "--quiet", "--short", f"refs/remotes/{remote}/HEAD"],
+                          capture_output=True, text=True)
+    candidates = [proc.stdout.strip()] if proc.returncode == 0 and proc.stdout.strip() else []
+    candidates += [f"{remote}/main", f"{remote}/master", "origin/main", "origin/master", "main", "master"]
+    for rev in dict.fromkeys(candidates):
+        try:
+            resolve(repo, rev)
+            return rev
+        except GitError:
+            continue
+    raise UsageError(f"--base auto: no default branch found for remote `{remote}` (no {remote}/HEAD, "
+                     f"{remote}/main or {remote}/master); give --base REV")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="recipe-review", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -86,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run the review rules on merge-base(BASE, HEAD)..HEAD, as GitHub diffs a PR. "
                                    "Exit 0: no blocking finding; 1: blocking findings; 2: usage or operational error.")
     c.add_argument("--repo", default=".", help="git repository (default: current directory)")
-    c.add_argument("--base", help="base revision, e.g. origin/main")
+    c.add_argument("--base", help="base revision, e.g. origin/main; `auto`: the upstream's default branch")
     c.add_argument("--head", help="head revision (default HEAD)")
     c.add_argument("--pr-number", type=int, help="the PR number, to check the changelog pr-link")
     c.add_argument("--changes", metavar="FILE", help="read the changeset from a replay JSON file instead of git")
@@ -108,7 +134,7 @@ def _register_extras() -> None:
 
     if _EXTRA_COMMANDS:  # main() may run more than once in a process (tests)
         return
-    for mod in ("bot.serve_cli", "fakegithub.cli", "bot.demo", "bot.docs", "bot.action"):
+    for mod in ("bot.serve_cli", "fakegithub.cli", "bot.demo", "bot.docs", "bot.action", "bot.hooks"):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as err:
