@@ -226,6 +226,39 @@ _CHECKS = ("... on Commit { checkSuites(first: 20) { nodes { checkRuns(first: 50
            "{ nodes { databaseId name status conclusion title summary } } } } }")
 
 
+RESOLVE_THREAD = "mutation($id: ID!) { resolveReviewThread(input: {threadId: $id}) { thread { id isResolved } } }"
+VIEWER = "query { viewer { login } }"
+
+
+def snapshot_document(owner: str, name: str, number: int, blobs: list[str], trees: list[str],
+                      head_sha: str | None) -> tuple[str, dict[str, Any]]:
+    """The one GraphQL query of a PR read: state, comments, threads, `blobs` and `trees` by alias
+    (`rev:path` expressions) and the check runs on `head_sha`. Every GraphQL document the bot sends
+    comes from this function, `page_document`, RESOLVE_THREAD or VIEWER (validated against GitHub's
+    schema in tests/bot/test_github_graphql_contract.py)."""
+    variables: dict[str, Any] = {"owner": owner, "name": name, "number": number, "after": None, "tafter": None}
+    decl, objects = [], []
+    for i, expr in enumerate(blobs):
+        decl.append(f", $b{i}: String!")
+        variables[f"b{i}"] = expr
+        objects.append(f"    b{i}: object(expression: $b{i}) {{ {_BLOB_FIELDS} }}")
+    for i, expr in enumerate(trees):
+        decl.append(f", $t{i}: String!")
+        variables[f"t{i}"] = expr
+        objects.append(f"    t{i}: object(expression: $t{i}) {{ ... on Tree {{ entries {{ name path type "
+                       f"object {{ {_BLOB_FIELDS} }} }} }} }}")
+    if head_sha:
+        decl.append(", $head: GitObjectID!")
+        variables.update(head=head_sha)
+        objects.append(f"    checks: object(oid: $head) {{ {_CHECKS} }}")
+    return _SNAPSHOT_QUERY % {"vars": "".join(decl), "objects": "\n".join(objects), "page": GRAPHQL_PAGE}, variables
+
+
+def page_document() -> str:
+    """The follow-up query that pages on through comments and threads (no blobs)."""
+    return _SNAPSHOT_QUERY % {"vars": "", "objects": "", "page": GRAPHQL_PAGE}
+
+
 def _login(actor: dict | None) -> str:
     return ((actor or {}).get("login") or "ghost").removesuffix("[bot]")
 
@@ -253,7 +286,7 @@ class PyGithubPort:
     def viewer_login(self) -> str:
         """The login of the token's user: `<app-slug>[bot]` for an App installation token (REST `GET /user`
         refuses those; GraphQL's `viewer` answers)."""
-        _, data = self.req.graphql_query("query { viewer { login } }", {})
+        _, data = self.req.graphql_query(VIEWER, {})
         login = ((data.get("data") or {}).get("viewer") or {}).get("login") or ""
         if not login:
             raise GitHubError("GitHub named no viewer for this token")
@@ -276,22 +309,7 @@ class PyGithubPort:
                  head_sha: str | None = None) -> Snapshot:
         """One GraphQL read: PR state, comments, threads, check runs on `head_sha`, blobs and trees."""
         owner, name = repo.split("/", 1)
-        variables: dict[str, Any] = {"owner": owner, "name": name, "number": number, "after": None, "tafter": None}
-        decl, objects = [], []
-        for i, expr in enumerate(blobs):
-            decl.append(f", $b{i}: String!")
-            variables[f"b{i}"] = expr
-            objects.append(f"    b{i}: object(expression: $b{i}) {{ {_BLOB_FIELDS} }}")
-        for i, expr in enumerate(trees):
-            decl.append(f", $t{i}: String!")
-            variables[f"t{i}"] = expr
-            objects.append(f"    t{i}: object(expression: $t{i}) {{ ... on Tree {{ entries {{ name path type "
-                           f"object {{ {_BLOB_FIELDS} }} }} }} }}")
-        if head_sha:
-            decl.append(", $head: GitObjectID!")
-            variables.update(head=head_sha)
-            objects.append(f"    checks: object(oid: $head) {{ {_CHECKS} }}")
-        query = _SNAPSHOT_QUERY % {"vars": "".join(decl), "objects": "\n".join(objects), "page": GRAPHQL_PAGE}
+        query, variables = snapshot_document(owner, name, number, blobs, trees, head_sha)
         _, data = self.req.graphql_query(query, variables)
         r = (data.get("data") or {}).get("repository") or {}
         pr = r.get("pullRequest")
@@ -316,8 +334,7 @@ class PyGithubPort:
             page_vars = {"owner": owner, "name": name, "number": number,
                          "after": comments["pageInfo"]["endCursor"] if more_c else None,
                          "tafter": threads["pageInfo"]["endCursor"] if more_t else None}
-            _, data = self.req.graphql_query(
-                _SNAPSHOT_QUERY % {"vars": "", "objects": "", "page": GRAPHQL_PAGE}, page_vars)
+            _, data = self.req.graphql_query(page_document(), page_vars)
             pr = data["data"]["repository"]["pullRequest"]
             comments = pr["comments"] if more_c else {"nodes": [], "pageInfo": {"hasNextPage": False}}
             threads = pr["reviewThreads"] if more_t else {"nodes": [], "pageInfo": {"hasNextPage": False}}
@@ -385,9 +402,7 @@ class PyGithubPort:
 
     @_wrap("resolving a review thread")
     def resolve_thread(self, thread_id: str) -> None:
-        self.req.graphql_query(
-            "mutation($id: ID!) { resolveReviewThread(input: {threadId: $id}) { thread { id isResolved } } }",
-            {"id": thread_id})
+        self.req.graphql_query(RESOLVE_THREAD, {"id": thread_id})
 
     @_wrap("posting a comment")
     def create_issue_comment(self, repo: str, number: int, body: str) -> int:
