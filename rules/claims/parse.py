@@ -660,16 +660,39 @@ def _across_claims(text: str, toks: list[Tok]) -> list[Claim]:
 # Necessary conditions for any claim, checked before tokenizing (most comments of a large file fail
 # them). A relation claim needs a relation token (`_RELS`: each ends in one of `=<>≈≃≤≥`, or in `~`
 # after `=`) followed, across whitespace, by a number token (`_NUM`: optional `~`, sign, then a
-# digit or `.digit`), and an arithmetic side, i.e. an operator token: one of `_OPS`, an `x` glued
-# between a number and a digit or standing alone, a ` - ` minus, or `of` after a percentage. An
-# "across" claim needs a match of `_ACROSS`.
+# digit or `.digit`); a left side, which a word glued to the sign rules out (`TP=8`: `_side_left`);
+# and an arithmetic side, i.e. an operator token: one of `_OPS`, an `x` glued between a number and a
+# digit or standing alone, a ` - ` minus, or `of` after a percentage. An "across" claim needs a match
+# of `_ACROSS`.
 _REL_BEFORE_NUM = re.compile(r"[=<>≈≃≤≥]~?\s*(?:~\s?)?[-−]?\.?\d")
 _OPERATOR = re.compile(r"[*×·⋅÷/+−^]|\d[xX]|(?<!\S)[xX](?!\S)|(?<!\S)-\s|%\s*of")
+_NUMBER_TAILS = frozenset(UNITS) | {"k", "K"}  # what a number token may end in when its last char is a letter
+
+
+def _left_side_possible(text: str, at: int) -> bool:
+    """Whether the sign at `at` can have a left side: not at the very start, and not glued to a word.
+
+    Glued to letters, the token before the sign is a word (`TP=8`, `max_num_seqs=32`) unless the
+    letters end a number token: a unit or `k` (`8 GB=`, `48k=`), a `/per` suffix (`GB/rank=`), or they
+    follow a digit in the same run (`8GB=`). Only the plain word case is ruled out."""
+    if at == 0:
+        return False
+    c = text[at - 1]
+    if not (c.isalpha() or c == "_"):
+        return True
+    j = at - 1
+    while j >= 0 and (text[j].isalnum() or text[j] in "_.-"):
+        j -= 1
+    run = text[j + 1:at]
+    return any(ch.isdigit() for ch in run) or run in _NUMBER_TAILS or (j >= 0 and text[j] == "/")
 
 
 def _may_claim(text: str) -> bool:
-    return (_REL_BEFORE_NUM.search(text) is not None and _OPERATOR.search(text) is not None) or (
-        "across" in text and _ACROSS.search(text) is not None)
+    if "across" in text and _ACROSS.search(text) is not None:
+        return True
+    if _OPERATOR.search(text) is None:
+        return False
+    return any(_left_side_possible(text, m.start()) for m in _REL_BEFORE_NUM.finditer(text))
 
 
 def find_claims(text: str) -> list[Claim]:

@@ -158,7 +158,7 @@ def test_huge_input_is_bounded():
 
 
 @settings(max_examples=1500, deadline=None)
-@given(st.text(alphabet="0123456789 ,.xX×*/+-−^=~≈≃≤≥<>()%kGBiMT#v:abcofrsn\n\t", max_size=60))
+@given(st.text(alphabet="0123456789 ,.xX×*/+-−^=~≈≃≤≥<>()%kGBiMTP_#v:abcofrsn\n\t", max_size=60))
 def test_the_prefilter_only_skips_text_without_claims(text):
     """find_claims skips tokenizing text that fails `_may_claim`; the full parse must agree it holds none."""
     from rules.claims import parse
@@ -176,3 +176,12 @@ def test_the_prefilter_admits_claims(text):
     from rules.claims import parse
 
     assert parse._may_claim(text) and find_claims(text)
+
+
+@pytest.mark.parametrize("text", ["TP=8 * 2", "max_num_seqs=32 x 2", "EP=12: 15P+3D", "dram-gb=3000 + 1"])
+def test_the_prefilter_skips_signs_glued_to_words(text):
+    from rules.claims import parse
+
+    assert not parse._may_claim(text)
+    toks = parse.tokenize(text)
+    assert parse._relation_claims(text, toks) == []
