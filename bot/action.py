@@ -205,7 +205,7 @@ def _report(job: dict, out, res: Result) -> None:
     if out.report is None:
         say(f"review {out.status}: {out.reason}")
         return
-    res.blocking, res.nits = len(out.report.blocking), len(out.report.nits)
+    res.blocking, res.nits = out.blocking, out.nits  # as the verdict counts them (ignored findings aside)
     if out.status == "forbidden":
         say(READ_ONLY_HINT + f" ({out.reason})", "warning")
         sys.stdout.write(output.as_github(out.report))

@@ -111,6 +111,7 @@ class Snapshot:
     blobs: dict[str, bytes | None] = field(default_factory=dict)  # "rev:path" -> content (None: absent/binary)
     truncated: dict[str, str] = field(default_factory=dict)  # "rev:path" -> blob oid, text truncated
     trees: dict[str, list[str]] = field(default_factory=dict)  # "rev:dir" -> blob paths listed
+    present: dict[str, bool] = field(default_factory=dict)  # "rev:path" probed -> a file exists there
 
 
 class GitHubPort(Protocol):
@@ -118,10 +119,11 @@ class GitHubPort(Protocol):
 
     def compare(self, repo: str, base: str, head: str, number: int) -> tuple[str, list[FileInfo]]: ...
     def snapshot(self, repo: str, number: int, blobs: list[str], trees: list[str],
-                 head_sha: str | None = None) -> Snapshot: ...
+                 head_sha: str | None = None, probes: list[str] = ()) -> Snapshot: ...
     def blob(self, repo: str, oid: str) -> bytes: ...
     def create_review(self, repo: str, number: int, commit_sha: str, body: str, comments: list[dict]) -> int: ...
     def reply_to_review_comment(self, repo: str, number: int, comment_id: int, body: str) -> int: ...
+    def edit_review_comment(self, repo: str, comment_id: int, body: str) -> None: ...
     def resolve_thread(self, thread_id: str) -> None: ...
     def create_issue_comment(self, repo: str, number: int, body: str) -> int: ...
     def edit_issue_comment(self, repo: str, comment_id: int, body: str) -> None: ...
@@ -231,11 +233,11 @@ VIEWER = "query { viewer { login } }"
 
 
 def snapshot_document(owner: str, name: str, number: int, blobs: list[str], trees: list[str],
-                      head_sha: str | None) -> tuple[str, dict[str, Any]]:
+                      head_sha: str | None, probes: list[str] = ()) -> tuple[str, dict[str, Any]]:
     """The one GraphQL query of a PR read: state, comments, threads, `blobs` and `trees` by alias
-    (`rev:path` expressions) and the check runs on `head_sha`. Every GraphQL document the bot sends
-    comes from this function, `page_document`, RESOLVE_THREAD or VIEWER (validated against GitHub's
-    schema in tests/bot/test_github_graphql_contract.py)."""
+    (`rev:path` expressions), the existence of `probes` files, and the check runs on `head_sha`.
+    Every GraphQL document the bot sends comes from this function, `page_document`, RESOLVE_THREAD
+    or VIEWER (validated against GitHub's schema in tests/bot/test_github_graphql_contract.py)."""
     variables: dict[str, Any] = {"owner": owner, "name": name, "number": number, "after": None, "tafter": None}
     decl, objects = [], []
     for i, expr in enumerate(blobs):
@@ -247,6 +249,10 @@ def snapshot_document(owner: str, name: str, number: int, blobs: list[str], tree
         variables[f"t{i}"] = expr
         objects.append(f"    t{i}: object(expression: $t{i}) {{ ... on Tree {{ entries {{ name path type "
                        f"object {{ {_BLOB_FIELDS} }} }} }} }}")
+    for i, expr in enumerate(probes):  # whether a file exists: its oid, never its text
+        decl.append(f", $p{i}: String!")
+        variables[f"p{i}"] = expr
+        objects.append(f"    p{i}: object(expression: $p{i}) {{ ... on Blob {{ oid }} }}")
     if head_sha:
         decl.append(", $head: GitObjectID!")
         variables.update(head=head_sha)
@@ -306,10 +312,11 @@ class PyGithubPort:
 
     @_wrap("reading the pull request state")
     def snapshot(self, repo: str, number: int, blobs: list[str], trees: list[str],
-                 head_sha: str | None = None) -> Snapshot:
-        """One GraphQL read: PR state, comments, threads, check runs on `head_sha`, blobs and trees."""
+                 head_sha: str | None = None, probes: list[str] = ()) -> Snapshot:
+        """One GraphQL read: PR state, comments, threads, check runs on `head_sha`, blobs, trees, and
+        whether each `probes` file exists (its oid only, never its text)."""
         owner, name = repo.split("/", 1)
-        query, variables = snapshot_document(owner, name, number, blobs, trees, head_sha)
+        query, variables = snapshot_document(owner, name, number, blobs, trees, head_sha, probes)
         _, data = self.req.graphql_query(query, variables)
         r = (data.get("data") or {}).get("repository") or {}
         pr = r.get("pullRequest")
@@ -351,6 +358,8 @@ class PyGithubPort:
                     snap.blobs[key] = self._blob(e.get("object"), key, snap)
                     listed.append(e["path"])
             snap.trees[expr] = listed
+        for i, expr in enumerate(probes):
+            snap.present[expr] = bool((r.get(f"p{i}") or {}).get("oid"))
         for suite in (((r.get("checks") or {}).get("checkSuites") or {}).get("nodes") or ()):
             for cr in (suite.get("checkRuns") or {}).get("nodes") or ():
                 snap.check_runs.append(CheckRunInfo(cr["databaseId"], cr["name"], cr["status"].lower(),
@@ -399,6 +408,10 @@ class PyGithubPort:
         _, d = self.req.requestJsonAndCheck("POST", f"/repos/{repo}/pulls/{number}/comments/{comment_id}/replies",
                                             input={"body": body})
         return d["id"]
+
+    @_wrap("editing a review comment")
+    def edit_review_comment(self, repo: str, comment_id: int, body: str) -> None:
+        self.req.requestJsonAndCheck("PATCH", f"/repos/{repo}/pulls/comments/{comment_id}", input={"body": body})
 
     @_wrap("resolving a review thread")
     def resolve_thread(self, thread_id: str) -> None:

@@ -33,8 +33,10 @@ def documents():
             for head in (None, SHA):
                 blobs = [f"{SHA}:dir/file{i}.yaml" for i in range(n_blobs)]
                 trees = [f"{SHA}:configs{i}" for i in range(n_trees)]
-                q, v = github.snapshot_document("octo", "bench", 7, blobs, trees, head)
-                yield f"snapshot-{n_blobs}b-{n_trees}t-{'head' if head else 'nohead'}", q, v
+                for n_probes in (0, 3):
+                    probes = [f"{SHA}:perf-changelog{i}.yaml" for i in range(n_probes)]
+                    q, v = github.snapshot_document("octo", "bench", 7, blobs, trees, head, probes)
+                    yield f"snapshot-{n_blobs}b-{n_trees}t-{n_probes}p-{'head' if head else 'nohead'}", q, v
     for after, tafter in ((None, None), ("Y3Vyc29yOnYyOjk5", None), (None, "Y3Vyc29yOnYyOjk5"),
                           ("Y3Vyc29yOnYyOjk5", "Y3Vyc29yOnYyOjk5")):
         yield f"page-{bool(after)}-{bool(tafter)}", github.page_document(), {
