@@ -148,7 +148,15 @@ def run(inputs: Inputs, env, port=None) -> Result:
         from bot.github import PyGithubPort, client_for
 
         port = PyGithubPort(client_for(settings))
-    bot_login = inputs.bot_login or (port.viewer_login() if inputs.app_token else ACTIONS_BOT)
+    from bot.github import GitHubError
+
+    try:
+        bot_login = inputs.bot_login or (port.viewer_login() if inputs.app_token else ACTIONS_BOT)
+    except GitHubError as err:
+        say(f"GitHub would not say who the `app-token` acts as ({err}); pass `bot-login` or check the token",
+            "warning")
+        res.result = "error"
+        return res
     settings = settings.model_copy(update={"bot_login": bot_login})
     sender = (payload.get("sender") or {}).get("login") if isinstance(payload.get("sender"), dict) else None
     if sender == bot_login and event in SELF_IGNORED:
@@ -203,7 +211,9 @@ def _report(job: dict, out, res: Result) -> None:
     for note in out.notes:
         say(note, "warning")
     if out.report is None:
-        say(f"review {out.status}: {out.reason}")
+        say(f"review {out.status}: {out.reason}", "warning" if out.status == "failed" else "notice")
+        if out.status == "failed":
+            res.result = "error"
         return
     res.blocking, res.nits = out.blocking, out.nits  # as the verdict counts them (ignored findings aside)
     if out.status == "forbidden":

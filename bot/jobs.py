@@ -108,11 +108,13 @@ def _review(port: GitHubPort, job: dict, deps: Deps, extra: dict) -> review_hand
     try:
         out = review_handler.review(port, review_job(job), deps.settings.bot_login, deps.settings.dry_run)
     except Exception as err:
-        last = not_retryable(err) or int(job.get("attempt", 0)) + 1 >= deps.max_attempts
-        if last and not deps.settings.dry_run:
+        permanent = not_retryable(err)
+        if (permanent or int(job.get("attempt", 0)) + 1 >= deps.max_attempts) and not deps.settings.dry_run:
             reason = str(err) if isinstance(err, GitHubError) else f"an internal error ({type(err).__name__})"
             done = lifecycle.conclude_failed(port, job["repo"], job["head_sha"], reason)
             log.error("review failed for good: %s; %s", err, done, extra=extra)
+        if permanent:  # not retried: the outcome says why
+            return review_handler.Outcome("failed", str(err))
         raise
     if out.report is not None:
         for f in out.report.findings:

@@ -257,3 +257,22 @@ def test_a_bad_fail_on_input_is_the_workflow_authors_error(act):
     proc = act.step("pull_request", act.event("pull_request", action="opened"), act.token(), {"fail-on": "sometimes"})
     assert proc.returncode == 2 and "`fail-on` must be one of blocking, never" in proc.stdout
     assert act.state()["calls"] == []
+
+
+def test_a_review_that_cannot_finish_in_the_action_leaves_a_neutral_run_and_a_neutral_step(act):
+    act.fake.fail_rules = [{"method": "POST", "path": f"/repos/{demo.REPO}/pulls/{demo.PR_NUMBER}/reviews",
+                            "status": 422}]
+    proc = act.step("pull_request", act.event("pull_request", action="opened"), act.token())
+    # A 422 on the review splits it to find the comment GitHub refuses; refused whole, the findings go
+    # to the summary instead, and the run carries the verdict.
+    state = act.state()
+    assert [r["conclusion"] for r in state["check_runs"]] == ["failure"] and proc.returncode == 1
+    act.fake.fail_rules = [{"method": "PATCH", "path": f"/repos/{demo.REPO}/issues/comments/", "status": 404},
+                           {"method": "POST", "path": f"/repos/{demo.REPO}/issues/{demo.PR_NUMBER}/comments",
+                            "status": 404}]
+    proc = act.step("pull_request", act.event("pull_request", action="synchronize"), act.token())
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # the review could not finish: nothing to fail on
+    assert "::warning::recipe-review: review failed: posting a comment: 404" in proc.stdout
+    assert act.step_outputs()["result"] == "error"
+    [run] = act.state()["check_runs"]
+    assert (run["conclusion"], run["output"]["title"]) == ("neutral", "Review could not finish")
