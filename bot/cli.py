@@ -1,5 +1,5 @@
-"""`recipe-review` command line: check a git range locally, run the bot, its worker, the demo and
-the fake GitHub server.
+"""`recipe-review` command line: check a git range locally, run the bot, its worker, the GitHub Action
+step, the pre-commit hooks, the demo and the fake GitHub server.
 
 Exit codes of `check`: 0 no blocking finding, 1 at least one blocking finding, 2 usage or
 operational error (message on stderr).
