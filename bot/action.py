@@ -110,6 +110,7 @@ def read_event(env) -> tuple[str, dict] | str:
 def run(inputs: Inputs, env, port=None) -> Result:
     """Handle one Actions event; `port` replaces the GitHub client (tests pass one over the fake)."""
     from bot import logs
+    from bot.github import GitHubError
     from bot.handlers import router
     from bot.handlers.events import PayloadError
     from bot.jobs import Deps, execute
@@ -148,8 +149,6 @@ def run(inputs: Inputs, env, port=None) -> Result:
         from bot.github import PyGithubPort, client_for
 
         port = PyGithubPort(client_for(settings))
-    from bot.github import GitHubError
-
     try:
         bot_login = inputs.bot_login or (port.viewer_login() if inputs.app_token else ACTIONS_BOT)
     except GitHubError as err:
