@@ -621,6 +621,123 @@ def pool_per_rank(es: EngineSettings, pool: HostPool) -> int | None:
     return pool.per_rank
 
 
+# --- load at a concurrency ----------------------------------------------------------------
+
+
+def role_workers(es: EngineSettings) -> int | None:
+    """Workers of a role (1 when the recipe does not say); None when the count is unreadable."""
+    if es.workers is None:
+        return 1
+    w = _strict_int(es.workers.value)
+    return w if w is not None and w > 0 else None
+
+
+@dataclass(frozen=True)
+class Demand:
+    """What one concurrency asks of one rank of an instance."""
+
+    conc: int
+    workers: int
+    per_worker: int  # ceil(conc / workers): the router spreads requests over the workers
+    admitted: int  # at most what one worker admits
+    per_rank: int  # ceil(admitted / scheduling ranks)
+    arith: str
+
+
+def demand(es: EngineSettings, conc: int) -> Demand | None:
+    """The batch one scheduling rank runs at `conc` (None when the worker count is unreadable)."""
+    w = role_workers(es)
+    if w is None:
+        return None
+    per_worker = math.ceil(conc / w)
+    steps = [f"concurrency {fmt(conc)}" + (f" / {w} workers = {fmt(per_worker)}" if w > 1 else "")]
+    admitted = per_worker
+    adm = es.admits()
+    if adm is not None and adm[0] < per_worker:
+        admitted = max(adm[0], 0)
+        steps.append(f"admitted {fmt(admitted)} ({adm[1]})")
+    ranks = es.dp_ranks
+    per_rank = math.ceil(admitted / ranks) if ranks > 1 else admitted
+    if ranks > 1:
+        steps.append(f"/ {ranks} DP ranks = {fmt(per_rank)} per rank")
+    return Demand(conc, w, per_worker, admitted, per_rank, ", ".join(steps))
+
+
+@dataclass(frozen=True)
+class CaptureNeed:
+    """The largest decode batch one rank runs at the point's concurrency, against its graphs."""
+
+    es: EngineSettings
+    demand: Demand
+    need: int  # in the engine's capture unit (vLLM tokens: batch × (k + 1); others requests)
+    top: Setting  # the largest captured size (as written, or assumed from the defaults table)
+
+    @property
+    def short(self) -> bool:
+        return self.need > as_int(self.top.value)
+
+    @property
+    def arith(self) -> str:
+        k = self.es.k
+        tokens = f" × (k + 1) = {fmt(self.demand.per_rank)} × {k + 1} = {fmt(self.need)} tokens" if self.es.engine == "vllm" else ""
+        unit = "" if tokens else " requests"
+        return f"{self.demand.arith}{tokens}{unit}; graphs up to {self.top.label}"
+
+
+def capture_need(bp: "BenchmarkPoint", es: EngineSettings) -> CaptureNeed | None:
+    """The capture demand of a serving instance at the point's largest concurrency, or None
+    (graphs off, no concurrency, or an unreadable capture setting)."""
+    if es.engine is None or es.capture_off is not None or not bp.concurrencies:
+        return None
+    top = es.capture_top()
+    if top is None or as_int(top.value) is None:
+        return None
+    d = demand(es, bp.conc_values()[0].value)
+    if d is None:
+        return None
+    need = d.per_rank * (es.k + 1) if es.engine == "vllm" else d.per_rank
+    return CaptureNeed(es, d, need, top)
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """Requests the serving instances of a point admit at once, summed over their workers."""
+
+    total: int
+    arith: str
+    explicit: bool  # every cap is written in the recipe (False: some come from engine defaults)
+    assumed: tuple[str, ...]  # labels of the defaults used
+    lines: tuple[int | None, ...]
+
+
+def capacity(bp: "BenchmarkPoint") -> Capacity | str | None:
+    """The point's admission capacity; a reason when it cannot be told; None when an instance has
+    no cap at all (SGLang without max-running-requests sizes it from the KV pool)."""
+    total, parts, assumed, lines = 0, [], [], []
+    serving = bp.serving()
+    if not serving:
+        return "no serving role"
+    for es in serving:
+        if es.engine is None:
+            return f"{es.role}: engine unknown"
+        if es.max_seqs is None:
+            bad = [u for u in es.unknowns if _ARG_NAMES[es.engine]["max_seqs"][0] in u]
+            return f"{es.role}: {bad[0]}" if bad else None
+        adm = es.admits()
+        w = role_workers(es)
+        if adm is None or w is None:
+            return f"{es.role}: worker count `{es.workers.value if es.workers else None}` is not a positive integer"
+        total += adm[0] * w
+        parts.append(f"{es.role} {adm[1]}" + (f" × {w} workers" if w > 1 else ""))
+        if es.max_seqs.default is not None:
+            assumed.append(es.max_seqs.default.label)
+        lines.append(es.max_seqs.line)
+        if es.workers is not None:
+            lines.append(es.workers.line)
+    arith = " + ".join(parts) + (f" = {fmt(total)}" if len(parts) > 1 or "×" in parts[0] else "")
+    return Capacity(total, arith, not assumed, tuple(assumed), tuple(lines))
+
+
 # --- benchmark points ------------------------------------------------------------------------
 
 
@@ -677,6 +794,8 @@ class BenchmarkPoint:
     master: list[MasterPoint]
     benchmark_line: int | None
     unknowns: list[str] = field(default_factory=list)
+    colocated: Setting | None = None  # backend.allow_prefill_decode_colocation: roles share nodes
+    resources: Mapping[str, Any] = field(default_factory=dict)  # plain `resources:` values (layout knobs)
 
     @property
     def disaggregated(self) -> bool:
@@ -794,8 +913,36 @@ def benchmark_points(ctx: ReviewContext | None, path: str, pts: list[Point], doc
             Setting(uct.value, uct.line, "benchmark.use_chat_template") if uct is not None else None,
             Setting(budget.value, budget.line, DRAM_ENV) if budget is not None else None,
             Setting(name.value, name.line, "name") if name is not None else None,
-            p.gpus_per_node, p.gpu_type, mine, bline, unknown))
+            p.gpus_per_node, p.gpu_type, mine, bline, unknown,
+            _colocated(p), _resources(p)))
     return out
+
+
+def master_label(bp: BenchmarkPoint, es: EngineSettings) -> list[tuple[MasterPoint, Mapping[str, Any]]]:
+    """(master point, its labels for this role): `prefill:` / `decode:` blocks, or the point's own
+    labels for an aggregated recipe (a multinode aggregated row labels its workers `prefill:`)."""
+    out, seen = [], set()
+    for mp in bp.master:
+        lab = mp.labels.get(es.role)
+        if lab is None and es.role not in ("prefill", "decode"):
+            lab = mp.labels.get("agg") or mp.labels.get("prefill")
+        if not lab:
+            continue
+        sig = (mp.key, repr(sorted(lab.items())))
+        if sig not in seen:
+            seen.add(sig)
+            out.append((mp, lab))
+    return out
+
+
+def _resources(p: Point) -> dict:
+    v = p.get("resources")
+    return v.value if v is not None and isinstance(v.value, dict) else {}
+
+
+def _colocated(p: Point) -> Setting | None:
+    v = p.get("backend", "allow_prefill_decode_colocation")
+    return Setting(True, v.line, "backend.allow_prefill_decode_colocation") if v is not None and v.value is True else None
 
 
 def _first_line_of(tree: Mapping) -> int | None:
@@ -952,3 +1099,13 @@ def changed_settings(ctx: ReviewContext) -> Iterator[tuple[str, list[BenchmarkPo
 
     for path, _ in changed_recipes(ctx):
         yield path, point_settings(ctx, path)
+
+
+def insert_after(ctx: ReviewContext, path: str, line: int | None, text: str, sibling: bool = True) -> str | None:
+    """A suggestion that keeps `line` and adds `text` after it at the same indentation (a sibling
+    key of the mapping that line belongs to); None when the line is a flow mapping or unknown."""
+    cur = line_text(ctx, path, line)
+    if cur is None or not cur.strip() or cur.rstrip().endswith(("{", "[", "|", ">")) or "{" in cur:
+        return None
+    indent = cur[: len(cur) - len(cur.lstrip())]
+    return f"{cur}\n{indent}{text}"
