@@ -285,12 +285,11 @@ def _int_setting(es: EngineSettings, src: ArgSource, names: tuple[str, ...], pos
 
 
 def _strict_int(value: Any) -> int | None:
-    """An integer as an engine's argument parser reads it: YAML ints and decimal strings only
-    (`"8k"`, `"1e4"`, `4.5` are not integers; a YAML float with no fraction is)."""
-    if isinstance(value, bool):
+    """An integer as an engine's argument parser reads it: YAML ints and decimal strings only.
+    `"8k"`, `"1e4"` and YAML floats (`1e4` loads as 10000.0, which the launcher passes on as
+    `10000.0` and `int()` rejects) are not integers."""
+    if isinstance(value, (bool, float)):
         return None
-    if isinstance(value, float):
-        return int(value) if value.is_integer() and abs(value) < 2**62 else None
     return as_int(value)
 
 

@@ -406,14 +406,25 @@ def recipe_points(ctx: ReviewContext, path: str) -> list[Point]:
     return ctx.memo(("recipe", "points", path), lambda: points(ctx.head_doc(path)))
 
 
+def changed_recipe_paths(ctx: ReviewContext) -> list[str]:
+    """Changed, not removed, YAML recipes whose head parses (memoized: every recipe rule asks)."""
+
+    def compute() -> list[str]:
+        out = []
+        for f in ctx.files_of("recipes"):
+            if f.status == "removed" or not f.path.endswith((".yaml", ".yml")):
+                continue
+            if ctx.head_doc(f.path).ok:  # yaml-invalid reports the others
+                out.append(f.path)
+        return out
+
+    return ctx.memo(("recipe", "changed-paths"), compute)
+
+
 def changed_recipes(ctx: ReviewContext) -> Iterator[tuple[str, list[Point]]]:
     """(path, points) for every changed, not removed, YAML recipe whose head parses."""
-    for f in ctx.files_of("recipes"):
-        if f.status == "removed" or not f.path.endswith((".yaml", ".yml")):
-            continue
-        if not ctx.head_doc(f.path).ok:
-            continue  # yaml-invalid reports it
-        yield f.path, recipe_points(ctx, f.path)
+    for path in changed_recipe_paths(ctx):
+        yield path, recipe_points(ctx, path)
 
 
 # --- where findings go ---------------------------------------------------------------------

@@ -92,8 +92,9 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
             ratio = f"{times:.2g}×" if cap.total > 0 else "more than"
             msg = (f"concurrency `{fmt(top.value)}` ({top.source}) is {ratio} what the {role} workers admit: "
                    f"{cap.arith}")
-            # Cap and concurrency split evenly: the edited one carries it; in a new file, the cap.
-            lines = cap.lines + ((top.line,) if top.path in (None, path) else ())
+            # Cap and concurrency split evenly: the edited one carries it; in a new file, the
+            # concurrency (where the benchmark states what it measures).
+            lines = ((top.line,) if top.path in (None, path) else ()) + cap.lines
             bad.add((msg,), bp.name, (where(bp), lines, msg, words))
         for (w, lines, msg, words), names in bad.items():
             yield Problem(path, anchor(ctx, path, *lines), f"{w}: {msg}{points_note(names)}.",

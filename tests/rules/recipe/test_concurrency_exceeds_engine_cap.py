@@ -41,7 +41,7 @@ def test_aggregated_point_is_flagged_above_its_cap():
     text = srt("sglang", {"aggregated": {"tp-size": 8, "max-running-requests": 32}}, {"agg_workers": 1},
                {**FIXED, "concurrencies": "4x64"})
     r = review(text, [rule], path=MN_PATH)
-    assert codes(r) == [("RR210", line_of(text, "max-running-requests"))]
+    assert codes(r) == [("RR210", line_of(text, "concurrencies"))]
     assert "concurrency `64`" in r.findings[0].message and "`max-running-requests` 32" in r.findings[0].message
 
 
@@ -81,3 +81,10 @@ def test_option_changes_the_disaggregated_factor():
     assert errors == []
     r = run(ChangeSet(files=(FileChange(MN_PATH, "added", head=text.encode()),)), cfg, rules=[rule])
     assert [f.code for f in r.findings] == ["RR210"]
+
+
+def test_an_edited_cap_carries_the_finding():
+    base = srt("sglang", {"aggregated": {"tp-size": 8, "max-running-requests": 64}}, None, {**FIXED, "concurrencies": "64"})
+    head = base.replace("max-running-requests: 64", "max-running-requests: 32")
+    r = review(head, [rule], path=MN_PATH, base=base)
+    assert codes(r) == [("RR210", line_of(head, "max-running-requests"))]
