@@ -25,7 +25,7 @@ SHARED = ROOT / ".." / "shared" / "inferencex"
 # 57 of 173 with the engine-semantics rules (RR210–RR221, notes/engine-semantics.md).
 # Each issue that adds rules (or maps a category to a rule in CATEGORY_RULES) raises it to the new
 # measured figure; it never goes down without a written reason.
-FLOOR = 0.32947977  # 57 / 173 (engine-semantics rules, issue #11)
+FLOOR = 0.32947976  # 57 / 173 (engine-semantics rules, issue #11)
 
 pytestmark = pytest.mark.shared
 
