@@ -4,6 +4,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from rules.changelog.changes import changelog_candidates
 from rules.changeset import ChangeSet, FileChange
 from rules.config import Paths, path_matches
 
@@ -74,6 +75,15 @@ def changeset_from_git(repo: Path, base: str, head: str = "HEAD", pr_number: int
             head=None if status == "removed" else show(repo, head_sha, new),
             patch=patch, previous_path=old if status == "renamed" else None, binary=binary))
     changed = {f.path for f in files}
+    base_changelogs = None
+    candidates = changelog_candidates(paths.changelog, sorted({p for f in files for p in (f.path, f.base_path)}))
+    if candidates is not None:
+        found = []
+        for entry in _git(repo, "ls-tree", "-z", merge_base, "--", *candidates).split(b"\0") if candidates else ():
+            meta, _, path = entry.partition(b"\t")  # "<mode> <type> <sha>\t<path>"
+            if meta.split(b" ")[1:2] == [b"blob"]:
+                found.append(path.decode())
+        base_changelogs = tuple(sorted(found))
     tree = _git(repo, "ls-tree", "-r", "-z", "--name-only", head_sha).split(b"\0")
     wanted = (*paths.master_configs, *paths.runners)
     context = {}
@@ -82,7 +92,7 @@ def changeset_from_git(repo: Path, base: str, head: str = "HEAD", pr_number: int
             blob = show(repo, head_sha, p)
             if blob is not None:
                 context[p] = blob
-    return ChangeSet(files=tuple(files), pr_number=pr_number, context=context)
+    return ChangeSet(files=tuple(files), pr_number=pr_number, context=context, base_changelogs=base_changelogs)
 
 
 def config_at(repo: Path, rev: str) -> bytes | None:
