@@ -172,3 +172,29 @@ def test_ten_thousand_point_search_space_is_bounded():
     assert time.perf_counter() - t0 < 20
     assert not [f for f in r.findings if f.code == "RR000"]
     assert {"RR210", "RR215", "RR216"} <= {f.code for f in r.findings}
+
+
+def test_dp8_fixture_passes_every_recipe_rule():
+    from tests.rules.recipe_helpers import FIXTURES
+
+    text = (FIXTURES / "dp8_two_gb200_nodes.yaml").read_text()
+    r = review(text, RULES, path="benchmarks/multi_node/srt-slurm-recipes/vllm/model/agentic/agg-dp8.yaml")
+    assert r.findings == []
+    details = " | ".join(c.detail for c in r.checks if c.code == "RR205")
+    assert "× 8 ranks (tensor-parallel-size 1 × data-parallel-size 8 = 8) = 1,099,511,627,776 = cpu_bytes_to_use" in details
+    assert "× 4 ranks on a node; 8 ranks" in details and "= TOTAL_CPU_DRAM_GB 549" in details
+
+
+def test_merge_key_fixture_reviews_without_a_crash_and_blames_the_anchor():
+    from tests.rules.recipe_helpers import FIXTURES
+
+    text = (FIXTURES / "merge_keys.yaml").read_text()
+    r = review(text, RULES, path=MN_PATH)
+    assert not [f for f in r.findings if f.code == "RR000"]
+    # SGLang 0.5.11 without SGLANG_ENABLE_SPEC_V2 (both roles speculate through the merged anchor),
+    # and decode graphs of 32 (written in the anchor) below the 128 admitted at concurrency 128.
+    assert {f.code for f in r.findings} == {"RR212", "RR221"}
+    cap_line = text.split("\n").index("  cuda-graph-max-bs: 32") + 1
+    assert [f.line for f in r.findings if f.code == "RR212"] == [cap_line]
+    dec = bps(text)[0].roles[1]
+    assert dec.capture_cap.line == cap_line and dec.max_seqs.value == 128
