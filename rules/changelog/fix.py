@@ -1,0 +1,309 @@
+"""Pure: the bytes a PR's changelog should have, as the repository's strict validator specifies them.
+
+`fix_changelog(diff, repo, number)` rebuilds one changelog file from its `ChangelogDiff`:
+
+1. every base byte, exactly: history, historical separators (`"  \\n"` ones included) and the
+   base's trailing bytes;
+2. then the PR's entries, in their head order, at the physical end, each preceded by exactly the
+   separator the validator expects: nothing when the base already ends with an empty line, one
+   `\\n` otherwise, and `\\n\\n` between appended entries; one final newline;
+3. inside each appended entry (each change kept only when the entry's parsed data stays the same):
+   the `pr-link` rewritten to this PR's canonical link when the PR number is known (`links`), and
+   CRLF line ends made LF and whitespace-only lines emptied (`tidy`).
+
+Without a known repository (the CLI), `owner/name` is taken from the newest canonical `pr-link`
+of the history. The result satisfies `validate_raw_change` of the repository's `utils/validate_perf_changelog.py`
+for appended entries by construction, and `fix_changelog` checks that before answering.
+
+It refuses, saying why and changing nothing, where a repair would lose or guess something:
+
+* the base does not parse the way the validator reads it (no final newline, CR, tab, NUL, not
+  UTF-8, a column-0 line outside a list item, an item that does not start with `- config-keys:`):
+  history cannot be made valid by restoring it;
+* the PR deletes or renames the changelog (undoing that is a decision, not a slip);
+* the PR edits the text of existing entries (not only whitespace, order or deletions) next to its
+  own new entries, so which bytes are "the PR's entry" would be a guess; or edits existing entries
+  without adding one, so restoring would silently drop the PR's only changelog change;
+* the file was not analysed (over the size limit, content missing).
+
+Edits of existing entries elsewhere in the file (away from the PR's entries) are restored, and
+each restoration is listed in `changes`: that is the documented merge-path rule (restore main's
+bytes, re-append only the PR's entries), and the PR's own commits keep the edited text.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rules.changelog.analysis import (
+    ChangelogDiff,
+    Entry,
+    canonical_link,
+    parse_entry,
+    pr_link_line,
+    pr_link_suggestion,
+    short,
+    show_bytes,
+)
+
+# Line starts the validator and the merge-path helper count (`^- config-keys:`) and YAML items.
+_ENTRY_LINE = re.compile(rb"(?m)^- config-keys:")
+_ITEM_LINE = re.compile(rb"(?m)^-(?: |$)")
+# A column-0 line that is no part of a top-level list item: neither an item start, an indented
+# continuation, a comment, a blank line nor a document marker. YAML rejects such a file.
+_STRAY_LINE = re.compile(rb"(?m)^(?![ #\n]|-(?: |$)|---(?: |$)|\.\.\.(?: |$)|$)")
+MAX_LISTED = 8
+
+
+@dataclass(frozen=True)
+class ChangelogFix:
+    """What `fix_changelog` decided for one file: new bytes (or why not) and what changed."""
+
+    path: str
+    content: bytes | None  # the repaired file; None when nothing changes or the fix is refused
+    changes: tuple[str, ...] = ()  # one sentence per thing the repair did
+    refused: str | None = None  # why the file is not repaired automatically
+
+    @property
+    def changed(self) -> bool:
+        return self.content is not None
+
+
+def base_problem(base: bytes) -> str | None:
+    """Why the validator cannot parse `base` (checked by bytes, without a YAML parse), or None."""
+    if not base:
+        return None
+    if not base.endswith(b"\n"):
+        return "it does not end with a newline"
+    for byte, what in ((b"\r", "CR characters"), (b"\t", "tabs"), (b"\0", "NUL bytes")):
+        if byte in base:
+            line = base.count(b"\n", 0, base.index(byte)) + 1
+            return f"it contains {what} (line {line:,})"
+    try:
+        base.decode("utf-8")
+    except UnicodeDecodeError as err:
+        return f"it is not UTF-8 (byte {err.start:,})"
+    stray = _STRAY_LINE.search(base)
+    if stray is not None:
+        line = base.count(b"\n", 0, stray.start()) + 1
+        text = base[stray.start():base.find(b"\n", stray.start())].decode("utf-8", "replace")
+        return f"line {line:,} (`{short(text, 60)}`) is outside every list item, so YAML rejects it"
+    items, keyed = len(_ITEM_LINE.findall(base)), len(_ENTRY_LINE.findall(base))
+    if items != keyed:
+        return f"it has {items:,} top-level items but {keyed:,} `- config-keys:` lines"
+    return None
+
+
+class _Lines:
+    """The lines of one file as bytes (split once)."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+        self.rows = data.split(b"\n")
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def span(self, first: int, last: int) -> bytes:
+        """Bytes of lines first..last (1-based), joined, without a final newline."""
+        return b"\n".join(self.rows[first - 1:last])
+
+
+def _same_data(text: str, want) -> bool:
+    data, error = parse_entry(text)
+    return error is None and data == want
+
+
+def _entry_bytes(e: Entry, raw: bytes, canonical: str | None, links: bool, tidy: bool) -> tuple[bytes, list[str]]:
+    """One appended entry's bytes (content only, no trailing newline) and what was changed in it."""
+    raw = raw.rstrip()
+    if e.data is None or e.error is not None:
+        return raw, []  # unparsed or broken: moved verbatim, never rewritten
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw, []
+    done: list[str] = []
+    want = dict(e.data)
+    if tidy and "\r" in text:
+        candidate = text.replace("\r\n", "\n")
+        if _same_data(candidate, want):
+            text = candidate
+            done.append(f"made the CRLF line ends of entry `{short(e.summary)}` LF")
+    if tidy:
+        lines = text.split("\n")
+        blank = [k for k, s in enumerate(lines) if s and not s.strip()]
+        if blank:
+            candidate = "\n".join("" if k in blank else s for k, s in enumerate(lines))
+            if _same_data(candidate, want):
+                text = candidate
+                done.append(f"emptied {len(blank)} whitespace-only line(s) in entry `{short(e.summary)}`")
+    link = want.get("pr-link")
+    if links and canonical and isinstance(link, str) and link != canonical:
+        line, line_text = pr_link_line(e)
+        k = line - e.start_line
+        lines = text.split("\n")
+        replacement = pr_link_suggestion(line_text, canonical)
+        if line_text is not None and replacement is not None and 0 <= k < len(lines):
+            candidate = "\n".join(lines[:k] + [replacement] + lines[k + 1:])
+            if _same_data(candidate, {**want, "pr-link": canonical}):
+                text = candidate
+                done.append(f"set the pr-link of entry `{short(e.summary)}` to {canonical} (was `{short(link)}`)")
+    return text.encode("utf-8"), done
+
+
+def _lost_lines(d: ChangelogDiff, lines: _Lines) -> list[int]:
+    """Head lines outside the PR's entries whose text (stripped) appears nowhere in base."""
+    base_text = set(ln.strip() for ln in (d.base or b"").split(b"\n"))
+    inside = set()
+    for e in d.new_entries:
+        inside.update(range(e.start_line, e.end_line + 1))
+    out = []
+    for i, row in enumerate(lines.rows, start=1):
+        text = row.strip()
+        if text and i not in inside and text not in base_text:
+            out.append(i)
+    return out
+
+
+def _interleaved(d: ChangelogDiff, lines: _Lines, lost: list[int]) -> list[int]:
+    """Lost lines that sit in an existing entry directly above or below one of the PR's entries."""
+    starts = [i for i, row in enumerate(lines.rows, start=1) if row == b"-" or row.startswith(b"- ")]
+    new_starts = {e.start_line for e in d.new_entries}
+    bounds = []  # (first, last) line of each item
+    for k, s in enumerate(starts):
+        bounds.append((s, (starts[k + 1] - 1) if k + 1 < len(starts) else len(lines)))
+    neighbours: set[int] = set()
+    for k, (s, _) in enumerate(bounds):
+        if s not in new_starts:
+            continue
+        for j in (k - 1, k + 1):
+            if 0 <= j < len(bounds) and bounds[j][0] not in new_starts:
+                neighbours.add(j)
+    near = set()
+    for j in neighbours:
+        near.update(range(bounds[j][0], bounds[j][1] + 1))
+    # A changed `pr-link:` line of a neighbour is a historical link correction, never part of the
+    # PR's entry: restoring it is unambiguous (the validator forbids mixing corrections with entries).
+    return [n for n in lost if n in near and not lines.rows[n - 1].startswith(b"  pr-link:")]
+
+
+_HISTORY_LINK = re.compile(rb"(?m)^  pr-link: *https://github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/pull/\d+ *$")
+# The last entries of a real changelog are a few KB; reading this much finds the newest link.
+_TAIL_BYTES = 16_384
+
+
+def history_repo(base: bytes | None) -> str | None:
+    """`owner/name` of the newest canonical pr-link in the history (the repository the file is in)."""
+    if not base:
+        return None
+    found = _HISTORY_LINK.findall(base[-_TAIL_BYTES:]) or _HISTORY_LINK.findall(base)
+    return found[-1].decode() if found else None
+
+
+def _refuse(d: ChangelogDiff, why: str) -> ChangelogFix:
+    return ChangelogFix(d.path, None, (), why)
+
+
+def fix_changelog(d: ChangelogDiff, repo: str | None, number: int | None, *, links: bool = True,
+                  tidy: bool = True) -> ChangelogFix:
+    """Rebuild one changelog as base + the PR's entries appended (see the module docstring)."""
+    if d.skip_reason:
+        return _refuse(d, f"the changelog was not analysed: {d.skip_reason}")
+    if d.status == "removed":
+        return _refuse(d, f"the PR deletes `{d.path}`; restoring a deleted changelog is a decision for a "
+                          f"person (`git checkout <base> -- {d.path}`)")
+    if d.status == "renamed":
+        return _refuse(d, f"the PR renames the changelog to `{d.path}`; undoing a rename is a decision for a person")
+    head = d.head or b""
+    base = d.base or b""
+    problem = base_problem(base)
+    if problem:
+        return _refuse(d, f"the base version of `{d.path}` does not parse as the validator reads it: {problem}; "
+                          "history cannot be repaired by restoring it")
+    lines = _Lines(head)
+    changes: list[str] = []
+    if d.history_changes:
+        lost = _lost_lines(d, lines)
+        if lost:
+            near = _interleaved(d, lines, lost)
+            if near:
+                return _refuse(d, f"the PR edits existing entries right next to its own new entries (head line(s) "
+                                  f"{_line_list(near)}), so which lines are the PR's entry would be a guess; move the "
+                                  "entry and restore the edited lines by hand")
+            if not d.new_entries:
+                first = head.count(b"\n", 0, d.prefix_len) + 1
+                indented = [n for n, row in enumerate(lines.rows[first - 1:], start=first)
+                            if row.startswith(b" ") and row.lstrip().startswith(b"- config-keys:")]
+                if indented:
+                    return _refuse(d, f"head line {indented[0]:,} starts an entry with an indented `- config-keys:`, so "
+                                      "YAML reads it as part of the entry above and the PR adds no entry of its own; "
+                                      "start it at column 0 (then `/fix` can place it)")
+                return _refuse(d, f"the PR edits existing entries (head line(s) {_line_list(lost)}) and adds no entry; "
+                                  "restoring them would drop the PR's only changelog change (a correction belongs in "
+                                  "a new entry, a pr-link correction in a PR of its own)")
+        shown = d.history_changes[:MAX_LISTED]
+        changes += [f"restored the base bytes: {c.message}" for c in shown]
+        if len(d.history_changes) > MAX_LISTED:
+            changes.append(f"restored {len(d.history_changes) - MAX_LISTED} more history change(s)")
+    repo = repo or history_repo(base)
+    canonical = canonical_link(repo, number) if repo and number is not None else None
+    blocks: list[bytes] = []
+    for e in d.new_entries:
+        raw = lines.span(e.start_line, e.end_line)
+        block, done = _entry_bytes(e, raw, canonical, links, tidy)
+        blocks.append(block)
+        changes += done
+    moved = [e for e, _ in d.misplaced]
+    if moved:
+        changes.insert(0, f"moved {len(moved)} new entr{'y' if len(moved) == 1 else 'ies'} "
+                          f"({', '.join(f'`{short(e.summary, 50)}` from line {e.start_line:,}' for e in moved[:MAX_LISTED])}) "
+                          "to the physical end of the file")
+    if d.status == "added":
+        first = d.new_entries[0].start_line if d.new_entries else len(lines) + 1
+        prefix = lines.span(1, first - 1) + b"\n" if first > 1 else b""
+        prefix = prefix if prefix.strip() else b""
+        out = prefix + b"\n\n".join(blocks) + (b"\n" if blocks else b"")
+    else:
+        sep = b"" if base.endswith(b"\n\n") or not base else b"\n"
+        out = base + (sep + b"\n\n".join(blocks) + b"\n" if blocks else b"")
+    if out == head:
+        return ChangelogFix(d.path, None)
+    for s in d.separators:
+        if not s.ok:
+            where = "above" if s.anchor_line == s.entry.start_line else "below"
+            was = "".join(f"{ln}\n" for ln in s.actual).encode()
+            changes.append(f"made the separator {where} new entry `{short(s.entry.summary)}` exactly one empty "
+                           f"line (was `{show_bytes(was)}`)")
+    if not head.endswith(b"\n") or head.endswith(b"\n\n"):
+        changes.append("ended the file with exactly one newline")
+    error = raw_change_error(base, out, len(blocks)) if d.status != "added" else None
+    if error:  # never expected: the construction above is the validator's rule
+        return _refuse(d, f"the rebuilt file would still fail the validator ({error}); nothing was changed")
+    if not changes:
+        changes.append("rewrote the bytes after the base to the validator's layout")
+    return ChangelogFix(d.path, out, tuple(changes))
+
+
+def raw_change_error(base: bytes, head: bytes, additions: int) -> str | None:
+    """The strict validator's byte rule for appended entries (`validate_raw_change`), as a check."""
+    if not additions:
+        return None if head == base else "bytes changed without an appended entry"
+    if not head.startswith(base):
+        return "historical bytes changed"
+    expected = b"- config-keys:" if base.endswith(b"\n\n") else b"\n- config-keys:"
+    if not head[len(base):].startswith(expected):
+        return "new entries are not separated from history by one empty line"
+    starts = [m.start() for m in re.finditer(rb"(?m)^- config-keys:[^\r\n]*\n", head)]
+    for start in starts[-additions:][1:]:
+        prefix = head[:start]
+        if not prefix.endswith(b"\n\n") or prefix.endswith(b"\n\n\n"):
+            return "appended entries are not separated by exactly one empty line"
+    if head.endswith(b"\n\n"):
+        return "the final entry does not end with exactly one newline"
+    return None
+
+
+def _line_list(lines: list[int], limit: int = 6) -> str:
+    out = ", ".join(f"{n:,}" for n in lines[:limit])
+    return out + (f" and {len(lines) - limit:,} more" if len(lines) > limit else "")
