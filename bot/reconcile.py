@@ -53,8 +53,11 @@ def _priority(f: Finding):
 
 
 def plan_review(findings: Iterable[Finding], hunks_by_path: Mapping[str, list[diff.Hunk]],
-                posted: Iterable[PostedComment], max_inline: int = 30) -> ReviewPlan:
-    """New inline comments (skipping live ones), findings for the summary, and threads to close."""
+                posted: Iterable[PostedComment], max_inline: int = 30, fix_offer: bool = False) -> ReviewPlan:
+    """New inline comments (skipping live ones), findings for the summary, and threads to close.
+
+    `fix_offer`: `/fix` is on for the repository (the misplaced-entry comment offers it).
+    """
     plan = ReviewPlan()
     posted = list(posted)
     live = {p.fingerprint for p in posted if not p.resolved}
@@ -70,7 +73,7 @@ def plan_review(findings: Iterable[Finding], hunks_by_path: Mapping[str, list[di
             plan.outside.append(f)
             continue
         budget -= 1
-        body = render.inline_comment(f, with_suggestion=a.exact)
+        body = render.inline_comment(f, with_suggestion=a.exact, fix_offer=fix_offer)
         plan.inline.append(InlineComment(f, f.path, a.line, a.start_line, body))
         plan.inline_fingerprints.add(f.fingerprint)
     plan.gone = [p for p in posted if p.fingerprint not in current and not p.resolved and not p.fixed_noted]

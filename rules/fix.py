@@ -49,6 +49,11 @@ SAFE_SUGGESTIONS = frozenset({
     "RR302",  # `--use-chat-template` added to the MTP benchmark call
 })
 FIXABLE_CODES = CHANGELOG_CODES | SAFE_SUGGESTIONS
+
+
+def has_fix(f: Finding) -> bool:
+    """Whether `plan_fix` would try to repair this finding (it may still refuse a changelog it cannot rebuild)."""
+    return f.code in CHANGELOG_CODES or (f.code in SAFE_SUGGESTIONS and f.suggestion is not None and bool(f.line))
 MAX_PASSES = 4
 
 
