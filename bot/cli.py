@@ -80,7 +80,7 @@ def cmd_check(args) -> int:
 
 def cmd_fix(args) -> int:
     from bot.localgit import GitError, changeset_from_worktree, config_at, worktree_root
-    from rules.fix import parse_codes, plan_fix
+    from rules.fix import parse_codes, plan_fix, with_repo
     from rules.registry import ALL_RULES
 
     try:
@@ -94,7 +94,7 @@ def cmd_fix(args) -> int:
         top = worktree_root(repo)
     except GitError as err:
         raise UsageError(str(err)) from err
-    result = plan_fix(changeset, config, only)
+    result = plan_fix(with_repo(changeset, config), config, only)
     report = sys.stderr if args.dry_run else sys.stdout
     for err in config_errors:
         report.write(f"config: {err} (defaults used)\n")

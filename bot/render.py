@@ -51,9 +51,10 @@ def inline_comment(f: Finding, with_suggestion: bool, fix_offer: bool = False) -
     parts = [f"{_badge(f)} · `{f.code}` {f.name}", "", f.message]
     if f.why:
         parts += ["", f"**Why it matters:** {f.why}"]
-    if f.fix:
-        offer = f" Or {FIX_OFFER_MISPLACED}." if fix_offer and f.code == "RR001" else ""
-        parts += ["", f"**Fix:** {f.fix}{offer}"]
+    offer = fix_offer and f.code == "RR001"
+    if f.fix or offer:
+        tail = (f" Or {FIX_OFFER_MISPLACED}." if f.fix else f"{FIX_OFFER_MISPLACED}.") if offer else ""
+        parts += ["", f"**Fix:** {f.fix}{tail}"]
     if with_suggestion and f.suggestion is not None:
         fence = "````" if "```" in f.suggestion else "```"
         body = f.suggestion if f.suggestion.endswith("\n") or not f.suggestion else f.suggestion + "\n"

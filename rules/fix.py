@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from rules.changelog.analysis import changelog_diffs
-from rules.changelog.fix import fix_changelog
+from rules.changelog.fix import fix_changelog, history_repo
 from rules.changeset import ChangeSet, FileChange
 from rules.config import EngineConfig
 from rules.context import ReviewContext
@@ -148,6 +148,7 @@ def _edits(ctx: ReviewContext, report: Report, only: set[str] | None,
     """path → (new head bytes, what changed) for one pass."""
     cs = ctx.changeset
     out: dict[str, tuple[bytes, list[str]]] = {}
+    rebuilt: set[str] = set()  # changelogs the rebuild owns: their line suggestions do not apply
     by_path: dict[str, list[Finding]] = {}
     for f in report.findings:
         by_path.setdefault(f.path, []).append(f)
@@ -158,14 +159,13 @@ def _edits(ctx: ReviewContext, report: Report, only: set[str] | None,
             continue
         fix = fix_changelog(d, cs.repo, cs.pr_number,
                             links=only is None or bool(only & LINK_CODES), tidy=only is None or bool(only & TIDY_CODES))
+        rebuilt.add(d.path)
         if fix.refused:
             refused.setdefault(d.path, fix.refused)
         if fix.changed:
             out[d.path] = (fix.content, list(fix.changes))
-        else:
-            out.setdefault(d.path, (d.head or b"", []))  # handled: its line suggestions do not apply
     for path, findings in by_path.items():
-        if path in out or not path:
+        if path in rebuilt or not path:
             continue
         f0 = cs.file(path)
         if f0 is None or f0.head is None or f0.status == "removed":
@@ -193,6 +193,20 @@ def with_heads(cs: ChangeSet, heads: dict[str, bytes]) -> ChangeSet:
 
 def _groups(report: Report) -> Counter:
     return Counter((f.code, f.path) for f in report.findings)
+
+
+def with_repo(changeset: ChangeSet, config: EngineConfig | None = None) -> ChangeSet:
+    """The changeset with `repo` set from the changelog history when unknown (a local checkout):
+    the canonical pr-link needs `owner/name`."""
+    if changeset.repo:
+        return changeset
+    ctx = ReviewContext(changeset, config or EngineConfig())
+    for f in changeset.files:
+        if ctx.kind(f.base_path) == "changelog" or ctx.kind(f.path) == "changelog":
+            repo = history_repo(f.base)
+            if repo:
+                return dataclasses.replace(changeset, repo=repo)
+    return changeset
 
 
 def plan_fix(changeset: ChangeSet, config: EngineConfig | None = None, only: set[str] | None = None,
