@@ -257,30 +257,87 @@ def _split_keep(data: bytes) -> list[bytes]:
     return data.splitlines(keepends=True) if data else []
 
 
+def _line_start(data: bytes, pos: int) -> int:
+    return data.rfind(b"\n", 0, pos) + 1
+
+
 def _hunk_lines(old: bytes, new: bytes, context: int = 3) -> list[str]:
     """Unified-diff hunk lines (`@@ …`, ` `, `-`, `+`, `\\ No newline …`), git's layout."""
-    a, b = _split_keep(old), _split_keep(new)
-    # Trim the common head and tail first: difflib is quadratic-ish on long files.
-    lo = 0
-    while lo < len(a) and lo < len(b) and a[lo] == b[lo]:
-        lo += 1
-    hi = 0
-    while hi < len(a) - lo and hi < len(b) - lo and a[-1 - hi] == b[-1 - hi]:
-        hi += 1
-    start = max(0, lo - context)
-    a_mid, b_mid = a[start:len(a) - max(0, hi - context)], b[start:len(b) - max(0, hi - context)]
+    if old == new:
+        return []
+    # Only the lines between the common byte prefix and suffix are split and compared: a fix
+    # changes a few lines of a file that may have 12,000 (difflib is quadratic-ish). Context
+    # lines come from the common parts, which are the same in both files.
+    n = min(len(old), len(new))
+    p = next((i for i in range(0, n, 4096) if old[i:i + 4096] != new[i:i + 4096]), n)
+    while p < n and old[p] == new[p]:
+        p += 1
+    q = 0
+    while q < n - p and old[len(old) - q - 1] == new[len(new) - q - 1]:
+        q += 1
+    lo = _line_start(old, p)  # the same offset in both: the prefix is common
+    # End both regions just after the first newline inside the common suffix: the tails that
+    # follow are then the same whole lines in both files.
+    nl = old.find(b"\n", len(old) - q) if q else -1
+    a_end = nl + 1 if nl >= 0 else len(old)
+    b_end = len(new) - (len(old) - a_end)
+    a, b = _split_keep(old[lo:a_end]), _split_keep(new[lo:b_end])
+    pre = _split_keep(old[_nth_line_back(old, lo, context):lo])
+    post = _split_keep(old[a_end:_nth_line_fwd(old, a_end, context)])
+    k = len(pre)
+    ops = [("equal", 0, k, 0, k)] if k else []
+    ops += [(t, i1 + k, i2 + k, j1 + k, j2 + k)
+            for t, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()]
+    if post:
+        ops.append(("equal", k + len(a), k + len(a) + len(post), k + len(b), k + len(b) + len(post)))
+    a_all, b_all = pre + a + post, pre + b + post
+    start = old.count(b"\n", 0, lo) - k
     out: list[str] = []
-    sm = difflib.SequenceMatcher(None, a_mid, b_mid, autojunk=False)
-    for group in sm.get_grouped_opcodes(context):
+    for group in _hunk_groups(ops, context):
         i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
         out.append(f"@@ -{_range(start + i1, i2 - i1)} +{_range(start + j1, j2 - j1)} @@\n")
         for tag, x1, x2, y1, y2 in group:
             if tag == "equal":
-                out += [_line(" ", ln) for ln in a_mid[x1:x2]]
+                out += [_line(" ", ln) for ln in a_all[x1:x2]]
                 continue
-            out += [_line("-", ln) for ln in a_mid[x1:x2]]
-            out += [_line("+", ln) for ln in b_mid[y1:y2]]
+            out += [_line("-", ln) for ln in a_all[x1:x2]]
+            out += [_line("+", ln) for ln in b_all[y1:y2]]
     return out
+
+
+def _hunk_groups(ops: list[tuple], n: int) -> list[list[tuple]]:
+    """difflib's hunk grouping (`get_grouped_opcodes`) over a ready list of opcodes."""
+    merged: list[list] = []
+    for op in ops:
+        if merged and op[0] == "equal" and merged[-1][0] == "equal":
+            merged[-1][2], merged[-1][4] = op[2], op[4]
+        else:
+            merged.append(list(op))
+
+    class _Ops(difflib.SequenceMatcher):
+        def get_opcodes(self):
+            return [tuple(op) for op in merged]
+
+    return list(_Ops(None, [], []).get_grouped_opcodes(n))
+
+
+def _nth_line_back(data: bytes, pos: int, n: int) -> int:
+    """Offset of the start of the line `n` lines above the line starting at `pos`."""
+    for _ in range(n):
+        if pos == 0:
+            break
+        pos = data.rfind(b"\n", 0, pos - 1) + 1
+    return pos
+
+
+def _nth_line_fwd(data: bytes, pos: int, n: int) -> int:
+    """Offset just past the `n` lines starting at `pos`."""
+    for _ in range(n):
+        if pos >= len(data):
+            break
+        nl = data.find(b"\n", pos)
+        pos = len(data) if nl < 0 else nl + 1
+    return pos
 
 
 def _range(start: int, length: int) -> str:

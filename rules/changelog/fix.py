@@ -46,12 +46,10 @@ from rules.changelog.analysis import (
     show_bytes,
 )
 
-# Line starts the validator and the merge-path helper count (`^- config-keys:`) and YAML items.
-_ENTRY_LINE = re.compile(rb"(?m)^- config-keys:")
-_ITEM_LINE = re.compile(rb"(?m)^-(?: |$)")
-# A column-0 line that is no part of a top-level list item: neither an item start, an indented
-# continuation, a comment, a blank line nor a document marker. YAML rejects such a file.
-_STRAY_LINE = re.compile(rb"(?m)^(?![ #\n]|-(?: |$)|---(?: |$)|\.\.\.(?: |$)|$)")
+# A line starting at column 0 with anything but an indented continuation, a comment, a list item or
+# a blank: YAML rejects it inside a top-level list (document markers `---`/`...` aside).
+_COLUMN0 = re.compile(rb"\n(?:[^ #\n-]|-[^ \n])")
+_MARKERS = (b"---", b"...")
 MAX_LISTED = 8
 
 
@@ -83,12 +81,18 @@ def base_problem(base: bytes) -> str | None:
         base.decode("utf-8")
     except UnicodeDecodeError as err:
         return f"it is not UTF-8 (byte {err.start:,})"
-    stray = _STRAY_LINE.search(base)
-    if stray is not None:
-        line = base.count(b"\n", 0, stray.start()) + 1
-        text = base[stray.start():base.find(b"\n", stray.start())].decode("utf-8", "replace")
-        return f"line {line:,} (`{short(text, 60)}`) is outside every list item, so YAML rejects it"
-    items, keyed = len(_ITEM_LINE.findall(base)), len(_ENTRY_LINE.findall(base))
+    # Scan "\n" + base so that the first line is checked like every other (all by bytes: fast).
+    data = b"\n" + base
+    for m in _COLUMN0.finditer(data):
+        start = m.start() + 1
+        text = data[start:data.find(b"\n", start)]
+        if text.rstrip() in _MARKERS or text.startswith((b"--- ", b"... ")):
+            continue
+        line = data.count(b"\n", 0, start)
+        return (f"line {line:,} (`{short(text.decode('utf-8', 'replace'), 60)}`) is outside every list item, "
+                "so YAML rejects it")
+    items = data.count(b"\n- ") + data.count(b"\n-\n")
+    keyed = data.count(b"\n- config-keys:")
     if items != keyed:
         return f"it has {items:,} top-level items but {keyed:,} `- config-keys:` lines"
     return None
@@ -294,10 +298,16 @@ def raw_change_error(base: bytes, head: bytes, additions: int) -> str | None:
     expected = b"- config-keys:" if base.endswith(b"\n\n") else b"\n- config-keys:"
     if not head[len(base):].startswith(expected):
         return "new entries are not separated from history by one empty line"
-    starts = [m.start() for m in re.finditer(rb"(?m)^- config-keys:[^\r\n]*\n", head)]
+    # The validator takes the last `additions` entry starts of the whole file; with history intact
+    # they lie in the appended part (unless it holds fewer, which the count check reports).
+    lead = max(0, len(base) - 1)  # an entry may start right after base's last newline
+    starts = [lead + m.start() for m in re.finditer(rb"(?m)^- config-keys:[^\r\n]*\n", head[lead:])
+              if lead + m.start() >= len(base) or (lead + m.start() == 0)]
+    if len(starts) < additions:
+        return f"{additions} entries were appended but the appended part starts {len(starts)}"
     for start in starts[-additions:][1:]:
-        prefix = head[:start]
-        if not prefix.endswith(b"\n\n") or prefix.endswith(b"\n\n\n"):
+        tail = head[max(0, start - 3):start]
+        if not tail.endswith(b"\n\n") or tail.endswith(b"\n\n\n"):
             return "appended entries are not separated by exactly one empty line"
     if head.endswith(b"\n\n"):
         return "the final entry does not end with exactly one newline"

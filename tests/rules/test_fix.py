@@ -153,3 +153,33 @@ def test_with_repo_reads_owner_and_name_from_the_history():
     assert with_repo(changeset(BASE, BASE, repo=None)).repo == REPO
     assert with_repo(changeset(BASE, BASE, repo="octo/bench")).repo == "octo/bench"
     assert with_repo(ChangeSet(files=(FileChange(MTP, "added", head=b"x\n"),))).repo is None
+
+
+
+def _text(lines, final_newline):
+    return b"\n".join(lines) + (b"\n" if final_newline and lines else b"")
+
+
+def test_unified_diff_round_trips_through_git_apply(tmp_path):
+    """Property: for any edit of a file of repetitive lines, `git apply` of our diff gives the new file."""
+    from hypothesis import given, settings, strategies as st
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    line = st.sampled_from([b"x", b"y", b"", b"  ", b"- config-keys:", b"  pr-link: XXX"])
+
+    @settings(max_examples=80, deadline=None)
+    @given(st.lists(line, max_size=25), st.lists(line, max_size=25), st.booleans(), st.booleans(),
+           st.integers(0, 25), st.integers(0, 5))
+    def prop(a, insert, nl_a, nl_b, at, drop):
+        b = a[:at] + insert + a[at + drop:]
+        old, new = _text(a, nl_a), _text(b, nl_b)
+        (tmp_path / "f").write_bytes(old)
+        diff = unified_diff("f", old, new)
+        if old == new:
+            assert diff == ""
+            return
+        subprocess.run(["git", "-C", str(tmp_path), "apply", "-"], input=diff.encode(), check=True,
+                       capture_output=True)
+        assert (tmp_path / "f").read_bytes() == new
+
+    prop()
