@@ -62,10 +62,11 @@ CODES = ("RR001", "RR002", "RR004", "RR005", "RR006", "RR007")
 RULES = [by_code(c) for c in CODES]
 _ENTRY = re.compile(rb"(?m)^- config-keys:")
 _LINK_LINE = re.compile(rb"(?m)^  pr-link:[^\n]*$")
-_ERROR_LINE = re.compile(r"^(?:ERROR: |\w*(?:Error|Exception): )")
+_ERROR_LINE = re.compile(r"^(?:ERROR: |[\w.]*(?:Error|Exception): )")
 # Where a PR-run rejection comes from: the changelog diff itself, or a later stage (the entries'
 # config keys against the head's master configs, main's master-config schema, sweep generation).
-STAGES = (("master configs (main's schema vs the PR's tree)", re.compile(r"Master config entry|Input file .* does not exist")),
+STAGES = (("master configs (main's schema vs the PR's tree)",
+           re.compile(r"Master config entry|Input file .* does not exist|^\[loading the master configs\]")),
           ("entry config keys", re.compile(r"Config key '.*' not found|No config keys matched")),
           ("sweep generation", re.compile(r"generate_sweep_configs|CalledProcessError|Error generating")))
 
@@ -137,27 +138,38 @@ def check_bytes(base: bytes, head: bytes, out: bytes, number: int) -> list[str]:
     if not suffix:
         extra = [b for b in _blocks(head) if b not in set(_blocks(base))]
         return [f"nothing appended, but head has {len(extra)} block(s) not in base"] if extra else []
-    lead = b"" if base.endswith(b"\n\n") else b"\n"
+    lead = b"" if base.endswith(b"\n\n") or not base else b"\n"
     if not suffix.startswith(lead + b"- config-keys:"):
         problems.append(f"the appended part starts with {suffix[:20]!r}")
     if not out.endswith(b"\n") or out.endswith(b"\n\n"):
         problems.append("the file does not end with exactly one newline")
     appended = [s for s in re.split(rb"\n\n(?=- config-keys:)", suffix[len(lead):].rstrip(b"\n"))]
     for a in appended:
-        if _link(a) != f"https://github.com/{REPO}/pull/{number}".encode():
-            problems.append(f"appended entry has pr-link {_link(a)!r}")
-    base_blocks = Counter(_blocks(base))
-    base_links = {_link(b) for b in base_blocks}
-    base_norms = {_norm(b) for b in base_blocks}
-    wanted = []
+        if _link(a) is not None and _link(a) != f"https://github.com/{REPO}/pull/{number}".encode():
+            problems.append(f"appended entry has pr-link {_link(a)!r}")  # (no pr-link at all: RR003's)
+    # Head blocks that are base blocks byte for byte are history; of the rest, one whose text
+    # (pr-link aside) or whose link belongs to a base block missing from head is an edited
+    # historical entry (restored from base); everything else is the PR's.
+    left = Counter(_blocks(base))
+    rest = []
     for b in _blocks(head):
-        if base_blocks[b] > 0:
-            base_blocks[b] -= 1
-            continue
+        if left[b] > 0:
+            left[b] -= 1
+        else:
+            rest.append(b)
+    missing = [b for b, k in left.items() for _ in range(k)]
+    missing_norms = Counter(_norm(b) for b in missing)
+    missing_links = Counter(_link(b) for b in missing)
+    wanted = []
+    for b in rest:
         link = _link(b)
         own = link in (None, b"XXX") or link.endswith(b"/pull/XXX") or link.endswith(f"/{number}".encode())
-        if _norm(b) in base_norms or (link in base_links and not own):
-            continue  # a historical entry the PR edited (its link, or its text): restored from base
+        if missing_norms[_norm(b)] > 0:
+            missing_norms[_norm(b)] -= 1
+            continue
+        if link is not None and not own and missing_links[link] > 0:
+            missing_links[link] -= 1
+            continue
         wanted.append(_norm(b))
     got = [_norm(a) for a in appended]
     if got != wanted:
@@ -213,7 +225,10 @@ class Scratch:
             return 0, proc.stdout.strip()
         text = (proc.stderr.strip() or proc.stdout.strip()).splitlines()
         errors = [ln for ln in text if _ERROR_LINE.match(ln)]
-        return proc.returncode, (errors[-1] if errors else text[-1] if text else "").strip()
+        message = (errors[-1] if errors else text[-1] if text else "").strip()
+        if "in load_config_files" in proc.stderr:  # the traceback says where: loading the master configs
+            message = f"[loading the master configs] {message}"
+        return proc.returncode, message
 
     def pr_run(self) -> tuple[int, str]:
         return self._py("utils/validate_perf_changelog.py", "--base-ref", "base", "--head-ref", "pr")
@@ -279,9 +294,13 @@ def main(argv=None) -> int:
                 o["bytes"] = check_bytes(f0.base or b"", f0.head or b"", out, n)
                 recheck = run(with_heads(cs, {PATH: out}), rules=RULES)
                 o["recheck"] = sorted({f"{f.code}: {f.message}" for f in recheck.findings})
+                o["restores_base"] = out == (f0.base or b"")
                 if scratch is not None:
                     scratch.prepare(mb, f"refs/pull/{n}/head", out)
-                    o["checks"]["pr_run"] = scratch.pr_run()
+                    # A PR whose fixed changelog is its base no longer touches the file: CI skips the
+                    # changelog gate for it (process_changelog would say "No additions found").
+                    o["checks"]["pr_run"] = (0, "not run: the PR no longer changes the changelog") \
+                        if o["restores_base"] else scratch.pr_run()
                     o["checks"]["merge_path"] = scratch.merge_path(n)
                 ci = (verdicts.get(n) or {}).get("ci_gate") or {}
                 o["ci_gate_unfixed"] = ci.get("passed")
@@ -295,6 +314,24 @@ def main(argv=None) -> int:
         return 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+MERGE_CAUSES = (("the base's own history fails main's entry schema or YAML (not the PR's bytes)",
+                 re.compile(r"base perf-changelog\.yaml (?:entry \d+ fails|is not valid YAML)")),
+                ("a new entry fails the entry schema (RR003, needs a person)",
+                 re.compile(r"PR perf-changelog\.yaml entry \d+ fails ChangelogEntry")),
+                ("no changelog at the merge base (the PR adds the file)", re.compile(r"could not read .* at base")))
+
+
+def merge_cause(check: tuple[int, str]) -> str | None:
+    """Why the merge path did not accept the fixed file unchanged (None: it did)."""
+    rc, message = check
+    if rc == 0 and "already prepared" in message:
+        return None
+    for name, pattern in MERGE_CAUSES:
+        if pattern.search(message):
+            return name
+    return "the fixed bytes"
 
 
 def stage_of(message: str) -> str:
@@ -316,10 +353,13 @@ def report(outcomes: list[dict], touched: int, times: list[float], validated: bo
     if validated:
         pr_ok = [o for o in fixed if o["checks"].get("pr_run", (1,))[0] == 0]
         later = Counter(stage_of(o["checks"]["pr_run"][1]) for o in fixed if o["checks"]["pr_run"][0])
-        mp_ok = [o for o in fixed if o["checks"].get("merge_path", (1, ""))[0] == 0
-                 and "already prepared" in o["checks"]["merge_path"][1]]
-        print(f"validator (bundle main), PR-run check accepts: {len(pr_ok)}/{len(fixed)}; "
-              f"merge path accepts unchanged: {len(mp_ok)}/{len(fixed)}")
+        mp = Counter(merge_cause(o["checks"]["merge_path"]) for o in fixed)
+        restored = sum(1 for o in fixed if o.get("restores_base"))
+        print(f"validator (bundle main), PR-run check accepts: {len(pr_ok)}/{len(fixed)} "
+              f"({restored} of them restore the base exactly: the PR no longer touches the changelog, CI skips the "
+              f"gate); merge path accepts unchanged: {mp.get(None, 0)}/{len(fixed)}")
+        for cause, n in sorted(((c, n) for c, n in mp.items() if c), key=lambda kv: -kv[1]):
+            print(f"  merge path rejections caused by {cause}: {n}")
         for stage, n in sorted(later.items(), key=lambda kv: -kv[1]):
             print(f"  PR-run rejections at: {stage}: {n}")
         unfixed_ci = Counter(o.get("ci_gate_unfixed") for o in fixed)
@@ -333,8 +373,7 @@ def report(outcomes: list[dict], touched: int, times: list[float], validated: bo
         print(f"  #{o['pr']} [{' '.join(o['codes'])}]: {o['refused'][0]}")
     bad = [o for o in fixed if o.get("bytes") or o.get("recheck")
            or (validated and ((o["checks"]["pr_run"][0] and stage_of(o["checks"]["pr_run"][1]) == "the changelog diff")
-                              or o["checks"]["merge_path"][0]
-                              or "already prepared" not in o["checks"]["merge_path"][1]))]
+                              or merge_cause(o["checks"]["merge_path"]) == "the fixed bytes"))]
     print(f"\nfixed, but the bytes, the re-check, the merge path or the PR-run's changelog stage disagrees "
           f"({len(bad)}):")
     for o in bad:
@@ -343,10 +382,11 @@ def report(outcomes: list[dict], touched: int, times: list[float], validated: bo
             parts.append("bytes: " + "; ".join(o["bytes"]))
         if o.get("recheck"):
             parts.append("re-check: " + "; ".join(o["recheck"])[:200])
-        for k in ("pr_run", "merge_path"):
-            if k in o["checks"] and (o["checks"][k][0] or (k == "merge_path" and "already prepared"
-                                                           not in o["checks"][k][1])):
-                parts.append(f"{k} rc={o['checks'][k][0]}: {o['checks'][k][1][:200]}")
+        if "pr_run" in o["checks"] and o["checks"]["pr_run"][0] \
+                and stage_of(o["checks"]["pr_run"][1]) == "the changelog diff":
+            parts.append(f"pr_run: {o['checks']['pr_run'][1][:200]}")
+        if "merge_path" in o["checks"] and merge_cause(o["checks"]["merge_path"]) == "the fixed bytes":
+            parts.append(f"merge_path: {o['checks']['merge_path'][1][:200]}")
         print(f"  #{o['pr']} [{' '.join(o['codes'])}] (CI gate on the unfixed head: {o.get('ci_gate_unfixed')}): "
               + " | ".join(parts))
 

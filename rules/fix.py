@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from rules.changelog.analysis import changelog_diffs
-from rules.changelog.fix import fix_changelog, history_repo
+from rules.changelog.fix import fix_changelog, history_repo, raw_change_error
 from rules.changeset import ChangeSet, FileChange
 from rules.config import EngineConfig
 from rules.context import ReviewContext
@@ -155,7 +155,11 @@ def _edits(ctx: ReviewContext, report: Report, only: set[str] | None,
     for d in changelog_diffs(ctx):
         codes = {f.code for f in by_path.get(d.path, ())}
         wanted = {c for c in codes & CHANGELOG_CODES if _selected(c, only)}
-        if not wanted & REBUILD_CODES:
+        # The validator's byte rule is stricter than the findings about the base's very end (its
+        # trailing whitespace is not history to the rules, but the validator wants it kept).
+        off_spec = (_selected("RR002", only) and d.new_entries and not d.skip_reason and d.status == "modified"
+                    and raw_change_error(d.base or b"", d.head or b"", len(d.new_entries)) is not None)
+        if not wanted & REBUILD_CODES and not off_spec:
             continue
         fix = fix_changelog(d, cs.repo, cs.pr_number,
                             links=only is None or bool(only & LINK_CODES), tidy=only is None or bool(only & TIDY_CODES))

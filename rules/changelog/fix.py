@@ -98,6 +98,41 @@ def base_problem(base: bytes) -> str | None:
     return None
 
 
+_YAML_CHECKED: dict[bytes, str | None] = {}  # sha256 of a base → its YAML problem (bases repeat across PRs)
+_YAML_CHECKED_MAX = 16
+
+
+def base_yaml_problem(base: bytes) -> str | None:
+    """The YAML error of the whole base (duplicate keys included), as the validator would hit it.
+
+    A full parse of a 12,000-line changelog costs a few hundred milliseconds, so the verdict is
+    kept per base content: every PR on the same main shares it.
+    """
+    import hashlib
+
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    key = hashlib.sha256(base).digest()
+    if key in _YAML_CHECKED:
+        return _YAML_CHECKED[key]
+    problem = None
+    try:
+        data = YAML(typ="safe").load(base)
+        if base.strip() and not isinstance(data, list):
+            problem = "its root is not a YAML list"
+    except MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        where = f" at line {mark.line + 1:,}" if mark is not None else ""
+        problem = f"YAML rejects it{where}: {err.problem or err.context}"
+    except (YAMLError, ValueError, TypeError, RecursionError) as err:
+        problem = f"YAML rejects it: {type(err).__name__}"
+    if len(_YAML_CHECKED) >= _YAML_CHECKED_MAX:
+        _YAML_CHECKED.pop(next(iter(_YAML_CHECKED)))
+    _YAML_CHECKED[key] = problem
+    return problem
+
+
 class _Lines:
     """The lines of one file as bytes (split once)."""
 
@@ -205,6 +240,39 @@ def history_repo(base: bytes | None) -> str | None:
     return found[-1].decode() if found else None
 
 
+_DROPS = ("deleted", "removed")
+_ITEM_START = re.compile(rb"(?m)^-(?: |$)")
+
+
+def _base_blocks(base: bytes) -> set[bytes]:
+    """The content (trailing whitespace stripped) of every top-level item of the base."""
+    starts = [m.start() for m in _ITEM_START.finditer(base)]
+    return {base[s:(starts[k + 1] if k + 1 < len(starts) else len(base))].rstrip() for k, s in enumerate(starts)}
+
+
+def _squeeze(block: bytes) -> list[bytes]:
+    return [b" ".join(row.split()) for row in block.split(b"\n") if row.strip()]
+
+
+def _rewritten_history(raw: bytes, base: bytes) -> str | None:
+    """`#N` when the entry is a base entry with only its whitespace changed (found by its pr-link line)."""
+    m = re.search(rb"(?m)^  pr-link:[^\n]*", raw)
+    if m is None or not base:
+        return None
+    needle = m.group(0).rstrip()
+    want = _squeeze(raw)
+    at = base.find(needle)
+    while at >= 0:
+        start = base.rfind(b"\n- ", 0, at) + 1
+        end = base.find(b"\n- ", at)
+        block = base[start:end if end >= 0 else len(base)]
+        if _squeeze(block) == want:
+            number = re.search(rb"/pull/(\w+)", needle)
+            return f"#{number.group(1).decode()}" if number else f"at base offset {start:,}"
+        at = base.find(needle, at + 1)
+    return None
+
+
 def _refuse(d: ChangelogDiff, why: str) -> ChangelogFix:
     return ChangelogFix(d.path, None, (), why)
 
@@ -246,6 +314,9 @@ def fix_changelog(d: ChangelogDiff, repo: str | None, number: int | None, *, lin
                 return _refuse(d, f"the PR edits existing entries (head line(s) {_line_list(lost)}) and adds no entry; "
                                   "restoring them would drop the PR's only changelog change (a correction belongs in "
                                   "a new entry, a pr-link correction in a PR of its own)")
+        if not d.new_entries and any(c.kind in _DROPS for c in d.history_changes):
+            return _refuse(d, "the PR deletes existing entries and adds none (a revert?); restoring them would "
+                              "undo the PR's only changelog change, which is a decision for a person")
         shown = d.history_changes[:MAX_LISTED]
         changes += [f"restored the base bytes: {c.message}" for c in shown]
         if len(d.history_changes) > MAX_LISTED:
@@ -253,12 +324,27 @@ def fix_changelog(d: ChangelogDiff, repo: str | None, number: int | None, *, lin
     repo = repo or history_repo(base)
     canonical = canonical_link(repo, number) if repo and number is not None else None
     blocks: list[bytes] = []
+    appended: set[int] = set()
+    history = _base_blocks(base) if d.new_entries and base else set()
     for e in d.new_entries:
         raw = lines.span(e.start_line, e.end_line)
+        copied = _rewritten_history(raw, base) if raw.rstrip() not in history else None
+        if copied:
+            return _refuse(d, f"the entry at head line {e.start_line:,} (`{short(e.summary)}`) is existing entry "
+                              f"{copied} rewritten (same text and pr-link, other whitespace), not an entry of this "
+                              "PR; restore the history by hand (`git checkout <base> -- <changelog>`, then re-append "
+                              "only this PR's entries)")
+        if raw.rstrip() in history:
+            # Byte for byte an entry of the history (a moved or duplicated historical entry, or this
+            # PR's entry already on main): the restored base holds it; appending it would duplicate it.
+            changes.append(f"kept `{short(e.summary)}` ({e.label}) once, in its place in the history "
+                           f"(head line {e.start_line:,} repeated it)")
+            continue
         block, done = _entry_bytes(e, raw, canonical, links, tidy)
         blocks.append(block)
+        appended.add(e.start_line)
         changes += done
-    moved = [e for e, _ in d.misplaced]
+    moved = [e for e, _ in d.misplaced if e.start_line in appended]
     if moved:
         changes.insert(0, f"moved {len(moved)} new entr{'y' if len(moved) == 1 else 'ies'} "
                           f"({', '.join(f'`{short(e.summary, 50)}` from line {e.start_line:,}' for e in moved[:MAX_LISTED])}) "
@@ -273,6 +359,10 @@ def fix_changelog(d: ChangelogDiff, repo: str | None, number: int | None, *, lin
         out = base + (sep + b"\n\n".join(blocks) + b"\n" if blocks else b"")
     if out == head:
         return ChangelogFix(d.path, None)
+    problem = base_yaml_problem(base) if base else None
+    if problem:
+        return _refuse(d, f"the base version of `{d.path}` does not parse as the validator reads it: {problem}; "
+                          "history cannot be repaired by restoring it")
     for s in d.separators:
         if not s.ok:
             where = "above" if s.anchor_line == s.entry.start_line else "below"

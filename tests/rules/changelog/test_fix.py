@@ -227,3 +227,46 @@ def test_raw_change_error_is_the_validators_rule(head, error):
     additions = head.count("- config-keys:") - BASE.count("- config-keys:")
     got = raw_change_error(BASE.encode(), head.encode(), additions)
     assert (got is None) if error is None else (error in got)
+
+
+def test_a_base_that_yaml_rejects_is_refused():
+    dup = BASE.replace("  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/4710\n",
+                       "  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/4710\n  description: []\n", 1)
+    f = fix(dup, insert_before(dup, 4))
+    assert f.content is None and "duplicate key" in f.refused
+
+
+def test_deleting_entries_without_adding_one_is_refused():
+    from tests.rules.changelog_helpers import build as build_log
+
+    f = fix(BASE, build_log(BASE_ENTRIES[:3] + BASE_ENTRIES[4:]))
+    assert f.content is None and "deletes existing entries" in f.refused
+
+
+def test_a_historical_entry_repeated_at_the_end_is_not_appended_twice():
+    first_key, first_pr = BASE_ENTRIES[0]
+    repeated = entry(first_key, first_pr)
+    f = fix(BASE, BASE + "\n" + NEW + "\n" + repeated)
+    assert f.content == (BASE + "\n" + NEW).encode()
+    assert any("kept" in c and f"#{first_pr}" in c for c in f.changes)
+
+
+def test_a_reformatted_historical_entry_is_not_taken_for_the_prs_own():
+    # A "cleanup" that moved an old entry to the end and re-spaced it: the analysis sees a new
+    # entry there; the fix must not give it this PR's pr-link.
+    key, pr = BASE_ENTRIES[2]
+    reformatted = entry(key, pr).replace("  description:", "  description:  ")
+    head = BASE.replace(entry(key, pr) + "\n", "", 1) + "\n" + NEW + "\n" + reformatted
+    f = fix(BASE, head)
+    assert f.content is None and f"existing entry #{pr} rewritten" in f.refused
+    # Edited in place instead, the same bytes are an edit of history: restored, and the PR's entry kept.
+    in_place = BASE.replace(entry(key, pr), reformatted) + "\n" + NEW
+    assert fix(BASE, in_place).content == (BASE + "\n" + NEW).encode()
+
+
+def test_a_copied_pr_link_on_a_new_entry_is_corrected():
+    # The common slip: the entry above was copied and its pr-link kept; the text is the PR's own.
+    last_key, last_pr = BASE_ENTRIES[-1]
+    copied = entry("dsv4-fp4-b200-vllm", last_pr, "Serve the TP8 arm")
+    f = fix(BASE, BASE + "\n" + copied)
+    assert f.content == (BASE + "\n" + entry("dsv4-fp4-b200-vllm", PR, "Serve the TP8 arm")).encode()
