@@ -35,6 +35,10 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("reuse-sweep-run", "/reuse-sweep-run [run_id] · /use <run_id>",
                 "Reuse a successful full sweep of the current head at merge instead of running a new one.",
                 "maintain", aliases=("use",)),
+    CommandSpec("ignore", "/ignore <code> [reason] · /ignore <code> off · /unignore <code>",
+                "Dismiss a rule's findings on this PR: the summary lists them as ignored (by whom, why), the "
+                "`recipe-review` check and the sweep gate stop counting them, later pushes keep them ignored; "
+                "`off` (or `/unignore`) counts them again.", "maintain", aliases=("unignore",)),
     CommandSpec("fix", "/fix · /fix changelog",
                 "Push one commit to the PR branch that fixes every finding with a computable fix (the changelog "
                 "entry moved to the end, history restored, pr-link and separators, safe suggestions); "

@@ -118,6 +118,7 @@ class Snapshot:
     blobs: dict[str, bytes | None] = field(default_factory=dict)  # "rev:path" -> content (None: absent/binary)
     truncated: dict[str, str] = field(default_factory=dict)  # "rev:path" -> blob oid, text truncated
     trees: dict[str, list[str]] = field(default_factory=dict)  # "rev:dir" -> blob paths listed
+    present: dict[str, bool] = field(default_factory=dict)  # "rev:path" probed -> a file exists there
 
 
 class GitHubPort(Protocol):
@@ -125,10 +126,11 @@ class GitHubPort(Protocol):
 
     def compare(self, repo: str, base: str, head: str, number: int) -> tuple[str, list[FileInfo]]: ...
     def snapshot(self, repo: str, number: int, blobs: list[str], trees: list[str],
-                 head_sha: str | None = None) -> Snapshot: ...
+                 head_sha: str | None = None, probes: list[str] = ()) -> Snapshot: ...
     def blob(self, repo: str, oid: str) -> bytes: ...
     def create_review(self, repo: str, number: int, commit_sha: str, body: str, comments: list[dict]) -> int: ...
     def reply_to_review_comment(self, repo: str, number: int, comment_id: int, body: str) -> int: ...
+    def edit_review_comment(self, repo: str, comment_id: int, body: str) -> None: ...
     def resolve_thread(self, thread_id: str) -> None: ...
     def create_issue_comment(self, repo: str, number: int, body: str) -> int: ...
     def edit_issue_comment(self, repo: str, comment_id: int, body: str) -> None: ...
@@ -271,8 +273,9 @@ class PyGithubPort:
 
     @_wrap("reading the pull request state")
     def snapshot(self, repo: str, number: int, blobs: list[str], trees: list[str],
-                 head_sha: str | None = None) -> Snapshot:
-        """One GraphQL read: PR state, comments, threads, check runs on `head_sha`, blobs and trees."""
+                 head_sha: str | None = None, probes: list[str] = ()) -> Snapshot:
+        """One GraphQL read: PR state, comments, threads, check runs on `head_sha`, blobs, trees, and
+        whether each `probes` file exists (its oid only, never its text)."""
         owner, name = repo.split("/", 1)
         variables: dict[str, Any] = {"owner": owner, "name": name, "number": number, "after": None, "tafter": None}
         decl, objects = [], []
@@ -285,6 +288,10 @@ class PyGithubPort:
             variables[f"t{i}"] = expr
             objects.append(f"    t{i}: object(expression: $t{i}) {{ ... on Tree {{ entries {{ name path type "
                            f"object {{ {_BLOB_FIELDS} }} }} }} }}")
+        for i, expr in enumerate(probes):
+            decl.append(f", $p{i}: String!")
+            variables[f"p{i}"] = expr
+            objects.append(f"    p{i}: object(expression: $p{i}) {{ ... on Blob {{ oid }} }}")
         if head_sha:
             decl.append(", $head: GitObjectID!")
             variables.update(head=head_sha)
@@ -331,6 +338,8 @@ class PyGithubPort:
                     snap.blobs[key] = self._blob(e.get("object"), key, snap)
                     listed.append(e["path"])
             snap.trees[expr] = listed
+        for i, expr in enumerate(probes):
+            snap.present[expr] = bool((r.get(f"p{i}") or {}).get("oid"))
         for suite in (((r.get("checks") or {}).get("checkSuites") or {}).get("nodes") or ()):
             for cr in (suite.get("checkRuns") or {}).get("nodes") or ():
                 snap.check_runs.append(CheckRunInfo(cr["databaseId"], cr["name"], cr["status"].lower(),
@@ -430,6 +439,10 @@ class PyGithubPort:
         _, d = self.req.requestJsonAndCheck("POST", f"/repos/{repo}/pulls/{number}/comments/{comment_id}/replies",
                                             input={"body": body})
         return d["id"]
+
+    @_wrap("editing a review comment")
+    def edit_review_comment(self, repo: str, comment_id: int, body: str) -> None:
+        self.req.requestJsonAndCheck("PATCH", f"/repos/{repo}/pulls/comments/{comment_id}", input={"body": body})
 
     @_wrap("resolving a review thread")
     def resolve_thread(self, thread_id: str) -> None:

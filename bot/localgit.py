@@ -4,6 +4,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from rules.changelog.changes import changelog_candidates
 from rules.changeset import ChangeSet, FileChange
 from rules.config import Paths, path_matches
 
@@ -104,6 +105,15 @@ def _changeset(repo: Path, merge_base: str, head_sha: str, target: tuple[str, ..
             head=None if status == "removed" else read_head(new),
             patch=patch, previous_path=old if status == "renamed" else None, binary=binary))
     changed = {f.path for f in files}
+    base_changelogs = None
+    candidates = changelog_candidates(paths.changelog, sorted({p for f in files for p in (f.path, f.base_path)}))
+    if candidates is not None:
+        found = []
+        for entry in _git(repo, "ls-tree", "-z", merge_base, "--", *candidates).split(b"\0") if candidates else ():
+            meta, _, path = entry.partition(b"\t")  # "<mode> <type> <sha>\t<path>"
+            if meta.split(b" ")[1:2] == [b"blob"]:
+                found.append(path.decode())
+        base_changelogs = tuple(sorted(found))
     tree = _git(repo, "ls-tree", "-r", "-z", "--name-only", head_sha).split(b"\0")
     wanted = (*paths.master_configs, *paths.runners)
     context = {}
@@ -112,7 +122,7 @@ def _changeset(repo: Path, merge_base: str, head_sha: str, target: tuple[str, ..
             blob = show(repo, head_sha, p)
             if blob is not None:
                 context[p] = blob
-    return ChangeSet(files=tuple(files), pr_number=pr_number, context=context)
+    return ChangeSet(files=tuple(files), pr_number=pr_number, context=context, base_changelogs=base_changelogs)
 
 
 def config_at(repo: Path, rev: str) -> bytes | None:

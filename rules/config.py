@@ -109,7 +109,7 @@ class RepoConfig(BaseModel):
     rules: dict[str, RuleConfig] = Field(default_factory=dict)
     labels: LabelsConfig = LabelsConfig()
     review_drafts: bool = False  # review draft PRs too
-    max_inline_comments: int = Field(default=30, ge=0, le=100)  # inline comments per review
+    max_inline_comments: int = Field(default=30, ge=0, le=100)  # open inline threads of the bot on a PR
     fix: FixConfig = FixConfig()  # `/fix`: push a commit with the computed fixes
 
 
