@@ -30,7 +30,7 @@ for p in (ROOT, ROOT / "benchmarks"):
 
 from bench_changelog import NEW, REPO, _p95, _time, build_changelog, insert_five_from_end  # noqa: E402
 from rules.changelog.analysis import changelog_diffs  # noqa: E402
-from rules.changelog.fix import fix_changelog  # noqa: E402
+from rules.changelog.fix import _YAML_CHECKED, fix_changelog  # noqa: E402
 from rules.changeset import ChangeSet, FileChange  # noqa: E402
 from rules.context import ReviewContext  # noqa: E402
 from rules.fix import plan_fix  # noqa: E402
@@ -77,7 +77,16 @@ def main(argv=None) -> int:
           f"p95 {_p95(xs):7.1f} ms")
     xs = _time(lambda: plan_fix(cs), args.runs)
     print(f"2. plan_fix, every rule, fix + re-check            median {statistics.median(xs):7.1f} ms   "
-          f"p95 {_p95(xs):7.1f} ms   (target ≤ 100 ms)")
+          f"p95 {_p95(xs):7.1f} ms   (target ≤ 100 ms; the base's YAML verdict cached, as for every PR "
+          f"after the first on one main)")
+    cold = []
+    for _ in range(max(3, args.runs // 10)):
+        _YAML_CHECKED.clear()
+        t = time.perf_counter()
+        plan_fix(cs)
+        cold.append((time.perf_counter() - t) * 1000)
+    cold.sort()
+    print(f"   the same, first PR on a new main (full YAML load of the base)  median {statistics.median(cold):7.1f} ms")
     with tempfile.TemporaryDirectory(prefix="bench-fix-") as tmp:
         repo = cli_repo(Path(tmp), base, head)
         cmd = [sys.executable, "-m", "bot.cli", "fix", "--repo", str(repo), "--base", "main", "--pr-number",

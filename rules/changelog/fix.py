@@ -32,6 +32,7 @@ bytes, re-append only the PR's entries), and the PR's own commits keep the edite
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 
@@ -45,6 +46,7 @@ from rules.changelog.analysis import (
     short,
     show_bytes,
 )
+from rules.document import load_values
 
 # A line starting at column 0 with anything but an indented continuation, a comment, a list item or
 # a blank: YAML rejects it inside a top-level list (document markers `---`/`...` aside).
@@ -108,25 +110,16 @@ def base_yaml_problem(base: bytes) -> str | None:
     A full parse of a 12,000-line changelog costs a few hundred milliseconds, so the verdict is
     kept per base content: every PR on the same main shares it.
     """
-    import hashlib
-
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
-
     key = hashlib.sha256(base).digest()
     if key in _YAML_CHECKED:
         return _YAML_CHECKED[key]
+    data, error = load_values("perf-changelog.yaml", base)  # bounded: sizes, aliases, duplicate keys
     problem = None
-    try:
-        data = YAML(typ="safe").load(base)
-        if base.strip() and not isinstance(data, list):
-            problem = "its root is not a YAML list"
-    except MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        where = f" at line {mark.line + 1:,}" if mark is not None else ""
-        problem = f"YAML rejects it{where}: {err.problem or err.context}"
-    except (YAMLError, ValueError, TypeError, RecursionError) as err:
-        problem = f"YAML rejects it: {type(err).__name__}"
+    if error is not None:
+        where = f" at line {error.line:,}" if error.line else ""
+        problem = f"YAML rejects it{where}: {error.message}"
+    elif base.strip() and not isinstance(data, list):
+        problem = "its root is not a YAML list"
     if len(_YAML_CHECKED) >= _YAML_CHECKED_MAX:
         _YAML_CHECKED.pop(next(iter(_YAML_CHECKED)))
     _YAML_CHECKED[key] = problem
