@@ -235,3 +235,16 @@ def test_fork_that_github_refuses_falls_back_to_the_patch(git_repo, fake_github,
     assert state["prs"][str(n)]["head"]["sha"] == fake_github.pr(n)["heads"][0]
     (reply,) = replies(state, "bob")
     assert "GitHub did not let the App write" in reply["body"] and "```diff" in reply["body"]
+
+
+def test_a_deleted_changelog_gets_a_clear_reply_and_no_commit(git_repo, fake_github, fork_harness):
+    git_repo.commit({LOG: changelog(range(1, 9)), MASTER: master_config()}, "main")
+    git_repo.commit({LOG: None}, "drop the changelog", branch="feature")
+    fake_github.add_pr(8, base="main", head="feature", author="dana")
+    h = fork_harness(8)
+    before = fake_github.pr(8)["head_sha"]
+    _comment(h, 8, "bob", "/fix")
+    state = h.settle()
+    assert not state["git_commits"] and state["prs"]["8"]["head"]["sha"] == before
+    (reply,) = replies(state, "bob")
+    assert "nothing to fix automatically" in reply["body"] and "the PR deletes `perf-changelog.yaml`" in reply["body"]
