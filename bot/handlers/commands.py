@@ -251,7 +251,11 @@ def do_fix(run: CommandRun, cmd) -> str | None:
     if not got.config.repo.fix.enabled:
         return f"`/fix` is switched off for this repository (`fix: {{enabled: false}}` in `{CONFIG_PATH}`)."
     only = set(CHANGELOG_CODES) if cmd.args else None
-    result = plan_fix(got.changeset, got.config, only)
+    try:
+        result = plan_fix(got.changeset, got.config, only)
+    except Exception:  # a bug in a repair must not turn into retries and silence
+        log.exception("computing the fix failed", extra={"repo": run.repo, "pr": run.number})
+        return "not applied: computing the fix failed (an internal error, logged); nothing was changed."
     refused = "".join(f"\n\nNot fixed automatically, `{path}`: {why}." for path, why in result.refused)
     if not result.files:
         left = f"\n\nStill needs a person:\n{render.fix_findings_list(result.remaining)}" if result.remaining else ""
