@@ -21,10 +21,11 @@ class Deps:
     settings: Settings
     port_for: Callable[[int | None], GitHubPort]
     submit: Callable[[dict], None] | None = None  # to enqueue follow-up jobs
+    store: object | None = None  # bot.store.Store: heads a job learns (`/fix` pushes one)
 
     @classmethod
-    def from_settings(cls, settings: Settings, submit=None) -> "Deps":
-        return cls(settings, lambda inst: PyGithubPort(client_for(settings, inst)), submit)
+    def from_settings(cls, settings: Settings, submit=None, store=None) -> "Deps":
+        return cls(settings, lambda inst: PyGithubPort(client_for(settings, inst)), submit, store)
 
 
 def review_job(d: dict) -> review_handler.ReviewJob:

@@ -26,6 +26,7 @@ from rules.config import EngineConfig, Paths, path_matches
 from rules.context import ReviewContext
 from rules.document import parse_yaml
 from rules.engine import Report, run
+from rules.fix import has_fix
 
 log = logging.getLogger(__name__)
 
@@ -149,8 +150,23 @@ def build_changeset(job: ReviewJob, merge_base: str, files, snap: Snapshot, path
                      context=context)
 
 
-def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = False) -> Outcome:
-    """Run one review job end to end. Raises GitHubError when GitHub fails for good."""
+@dataclass
+class Fetched:
+    """Everything one read of a PR gives the rules: the changeset, its config and GitHub's state."""
+
+    snap: Snapshot
+    files: list
+    merge_base: str
+    changeset: ChangeSet
+    config: EngineConfig
+    config_errors: list[str]
+
+
+def fetch(port: GitHubPort, job: ReviewJob, drafts: bool = False) -> Fetched | Outcome:
+    """Read the PR at `job.head_sha` (compare + GraphQL); an Outcome when there is nothing to review.
+
+    A draft PR is read only when the repository reviews drafts, or `drafts` (a command) asks.
+    """
     merge_base, files = port.compare(job.repo, job.base_sha, job.head_sha, job.number)
     changed_paths = [f.path for f in files]
     file_blobs = []
@@ -180,7 +196,7 @@ def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = Fal
     if pull.head_sha != job.head_sha:
         return Outcome("dropped", f"head moved to {pull.head_sha[:7]}", followup=(pull.head_sha, pull.base_sha))
     config, config_errors = load_repo_config(snap.blobs.get(f"{job.base_sha}:{CONFIG_PATH}"))
-    if pull.draft and not config.repo.review_drafts:
+    if pull.draft and not (config.repo.review_drafts or drafts):
         return Outcome("skipped", "draft PR")
     extra_trees = sorted(f"{job.head_sha}:{d}" for d in _context_dirs(
         changed_paths, (*config.paths.master_configs, *config.paths.runners))
@@ -198,13 +214,22 @@ def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = Fal
     if probes is not None:  # which changelogs the base has: none means no entry can be required
         changeset = dataclasses.replace(changeset, base_changelogs=tuple(
             p.partition(":")[2] for p in probes if snap.present.get(p)))
+    return Fetched(snap, files, merge_base, changeset, config, config_errors)
+
+
+def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = False) -> Outcome:
+    """Run one review job end to end. Raises GitHubError when GitHub fails for good."""
+    got = fetch(port, job)
+    if isinstance(got, Outcome):
+        return got
+    snap, files, changeset, config, config_errors = got.snap, got.files, got.changeset, got.config, got.config_errors
     ctx = ReviewContext(changeset, config)
     report = run(changeset, config, ctx=ctx)
     facts = changelog_facts(ctx)
     posted = bot_comments(snap, bot_login)
     hunks = {f.path: diff.hunks(f.patch) for f in files}
     plan = plan_review(report.findings, hunks, posted, config.repo.max_inline_comments,
-                       ignores=ignores_of(snap, bot_login))
+                       ignores=ignores_of(snap, bot_login), fix_offer=config.repo.fix.enabled)
     outcome = Outcome("reviewed", report=report)
     if dry_run:
         outcome.writes.append(f"dry-run: {len(plan.inline)} inline, {len(plan.edits)} edits, "
@@ -214,7 +239,9 @@ def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = Fal
     _write_edits(port, job, plan, outcome)
     _close_gone(port, job, plan, outcome)
     _write_check_run(port, job, snap, report, plan, config_errors, outcome)
-    _write_summary(port, job, snap, report, plan, config_errors, bot_login, outcome)
+    _write_summary(port, job, snap, report, plan, config_errors, bot_login, outcome,
+                   frozenset(f.fingerprint for it in plan.view().items for f in it.members if has_fix(f)) if config.repo.fix.enabled
+                   else frozenset())
     if job.action == "opened" and _marked(snap, render.WELCOME_MARKER, bot_login) is None:
         port.create_issue_comment(job.repo, job.number, render.WELCOME)
         outcome.writes.append("welcome")
@@ -329,8 +356,9 @@ def _write_check_run(port, job, snap, report, plan, config_errors, outcome) -> N
     outcome.writes.append(f"check-run {conclusion}")
 
 
-def _write_summary(port, job, snap, report, plan, config_errors, bot_login, outcome) -> None:
-    body = render.summary_comment(report, job.head_sha, plan.view(), config_errors)
+def _write_summary(port, job, snap, report, plan, config_errors, bot_login, outcome,
+                   fixable: frozenset[str] = frozenset()) -> None:
+    body = render.summary_comment(report, job.head_sha, plan.view(), config_errors, fixable)
     existing = _marked(snap, render.SUMMARY_MARKER, bot_login)
     if existing is None:
         port.create_issue_comment(job.repo, job.number, body)
