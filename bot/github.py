@@ -100,6 +100,26 @@ class CheckRunInfo:
     summary: str | None
 
 
+@dataclass(frozen=True)
+class HeadInfo:
+    """Where a PR's head branch lives: the repository (a fork or the base), the branch, the commit."""
+
+    repo: str  # owner/name of the head repository
+    ref: str  # branch name
+    sha: str
+    fork: bool  # the head repository is not the base repository
+    owner_type: str  # "User" | "Organization" (owner of the head repository)
+    maintainer_can_modify: bool  # the author's "allow edits by maintainers"
+
+
+@dataclass(frozen=True)
+class GitCommitInfo:
+    sha: str
+    tree: str
+    message: str
+    parents: tuple[str, ...]
+
+
 @dataclass
 class Snapshot:
     """What one GraphQL read returns: the PR, the bot-relevant state and the requested blobs."""
@@ -138,6 +158,14 @@ class GitHubPort(Protocol):
     def workflow_runs(self, repo: str, head_sha: str) -> list[dict]: ...
     def get_pull(self, repo: str, number: int) -> PullInfo: ...
     def viewer_login(self) -> str: ...
+    # Git data API (`/fix`): read a commit and its tree, write blobs, a tree, a commit, move a branch.
+    def pull_head(self, repo: str, number: int) -> HeadInfo: ...
+    def git_commit(self, repo: str, sha: str) -> GitCommitInfo: ...
+    def tree_modes(self, repo: str, tree_sha: str, paths: list[str]) -> dict[str, str]: ...
+    def create_blob(self, repo: str, content: bytes) -> str: ...
+    def create_tree(self, repo: str, base_tree: str, entries: list[tuple[str, str, str]]) -> str: ...
+    def create_commit(self, repo: str, message: str, tree: str, parents: list[str]) -> str: ...
+    def update_ref(self, repo: str, branch: str, sha: str) -> None: ...
 
 
 def make_retry(settings: Settings) -> GithubRetry:
@@ -384,6 +412,57 @@ class PyGithubPort:
         if raw is None:
             raise GitHubError(f"blob {oid} came back without content")
         return raw
+
+    @_wrap("reading the pull request's head")
+    def pull_head(self, repo: str, number: int) -> HeadInfo:
+        _, d = self.req.requestJsonAndCheck("GET", f"/repos/{repo}/pulls/{number}")
+        head, base = d["head"], d["base"]
+        head_repo = head.get("repo") or {}  # null when the fork was deleted
+        full = head_repo.get("full_name") or ""
+        return HeadInfo(full, head["ref"], head["sha"], full.lower() != (base["repo"]["full_name"] or "").lower(),
+                        (head_repo.get("owner") or {}).get("type") or "User", bool(d.get("maintainer_can_modify")))
+
+    @_wrap("reading a commit")
+    def git_commit(self, repo: str, sha: str) -> GitCommitInfo:
+        _, d = self.req.requestJsonAndCheck("GET", f"/repos/{repo}/git/commits/{sha}")
+        return GitCommitInfo(d["sha"], d["tree"]["sha"], d.get("message") or "",
+                             tuple(p["sha"] for p in d.get("parents") or ()))
+
+    @_wrap("reading a tree")
+    def tree_modes(self, repo: str, tree_sha: str, paths: list[str]) -> dict[str, str]:
+        """The file mode of each of `paths` in the tree (absent paths are left out)."""
+        _, d = self.req.requestJsonAndCheck("GET", f"/repos/{repo}/git/trees/{tree_sha}",
+                                            parameters={"recursive": "1"})
+        wanted = set(paths)
+        return {e["path"]: e["mode"] for e in d.get("tree") or () if e.get("path") in wanted}
+
+    @_wrap("writing a blob")
+    def create_blob(self, repo: str, content: bytes) -> str:
+        _, d = self.req.requestJsonAndCheck("POST", f"/repos/{repo}/git/blobs", input={
+            "content": base64.b64encode(content).decode("ascii"), "encoding": "base64"})
+        return d["sha"]
+
+    @_wrap("writing a tree")
+    def create_tree(self, repo: str, base_tree: str, entries: list[tuple[str, str, str]]) -> str:
+        tree = [{"path": path, "mode": mode, "type": "blob", "sha": sha} for path, mode, sha in entries]
+        _, d = self.req.requestJsonAndCheck("POST", f"/repos/{repo}/git/trees",
+                                            input={"base_tree": base_tree, "tree": tree})
+        return d["sha"]
+
+    @_wrap("writing a commit")
+    def create_commit(self, repo: str, message: str, tree: str, parents: list[str]) -> str:
+        # No author or committer: GitHub records the App (its bot user) for both.
+        _, d = self.req.requestJsonAndCheck("POST", f"/repos/{repo}/git/commits",
+                                            input={"message": message, "tree": tree, "parents": parents})
+        return d["sha"]
+
+    @_wrap("updating the branch")
+    def update_ref(self, repo: str, branch: str, sha: str) -> None:
+        """Move `branch` to `sha`, fast-forward only (GitHub answers 422 when the branch moved meanwhile)."""
+        from urllib.parse import quote
+
+        self.req.requestJsonAndCheck("PATCH", f"/repos/{repo}/git/refs/heads/{quote(branch, safe='/')}",
+                                     input={"sha": sha, "force": False})
 
     @_wrap("reading a collaborator's permission")
     def permission(self, repo: str, user: str) -> str:

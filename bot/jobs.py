@@ -35,10 +35,11 @@ class Deps:
     # GITHUB_TOKEN (GitHub starts no workflow for events it causes): `/sweep` then says so instead.
     labels_start_workflows: bool = True
     config_path: str = ""  # the repository config file, when not `.github/recipe-review.yml` (the Action's input)
+    store: object | None = None  # bot.store.Store: heads a job learns (`/fix` pushes one)
 
     @classmethod
-    def from_settings(cls, settings: Settings, submit=None) -> "Deps":
-        return cls(settings, lambda inst: PyGithubPort(client_for(settings, inst)), submit)
+    def from_settings(cls, settings: Settings, submit=None, store=None) -> "Deps":
+        return cls(settings, lambda inst: PyGithubPort(client_for(settings, inst)), submit, store)
 
 
 def review_job(d: dict) -> review_handler.ReviewJob:

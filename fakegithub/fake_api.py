@@ -3,7 +3,11 @@ set the scene (PRs, pushes, user comments and labels, workflow runs, faults, rat
 read the state, and build webhook payloads.
 
     GET  /_fake/state                      everything, in GitHub's REST shapes, plus `calls`
-    POST /_fake/prs                        {number, base, head, author, labels, draft, title, body}
+    POST /_fake/prs                        {number, base, head, author, labels, draft, title, body,
+                                            fork, maintainer_can_modify, fork_owner_type}
+    POST /_fake/protect                    {"branch", "protected": true}   ref updates to it fail (422)
+    POST /_fake/installation               {"permissions": {"contents": "read"}}   what the App has accepted
+    POST /_fake/fork-push                  {"mode": "maintainer"|"never"}  may the App write fork branches
     POST /_fake/prs/<n>/head               {"rev"}                 a push; returns {"sha", "before"}
     POST /_fake/prs/<n>/state              {"state": open|closed|merged, "draft"?}
     POST /_fake/prs/<n>/labels             {"labels": [...], "user"} set labels as a user (label events)
@@ -57,7 +61,9 @@ def register(app: Flask, fake) -> None:
             pr = fake.add_pr(int(p["number"]), p.get("base") or fake.site.default_branch, p["head"],
                              author=p.get("author") or "contributor", labels=tuple(p.get("labels") or ()),
                              draft=bool(p.get("draft")), title=p.get("title"), state=p.get("state") or "open",
-                             body=p.get("body") or "")
+                             body=p.get("body") or "", fork=p.get("fork") or None,
+                             maintainer_can_modify=bool(p.get("maintainer_can_modify")),
+                             fork_owner_type=p.get("fork_owner_type") or "User")
         except (KeyError, ValueError, TypeError) as err:
             raise _bad(err) from None
         with fake.lock:
@@ -165,6 +171,38 @@ def register(app: Flask, fake) -> None:
         with fake.lock:
             fake.collaborators.update({str(k): str(v) for k, v in p.items()})
             return _json(dict(fake.collaborators))
+
+    @app.post("/_fake/protect")
+    def fake_protect():
+        p = _payload()
+        branch = p.get("branch")
+        if not isinstance(branch, str) or not branch:
+            raise _bad(ValueError("branch is required"))
+        with fake.lock:
+            if p.get("protected", True):
+                fake.protected_branches.add(branch)
+            else:
+                fake.protected_branches.discard(branch)
+            return _json({"protected": sorted(fake.protected_branches)})
+
+    @app.post("/_fake/installation")
+    def fake_installation():
+        p = _payload()
+        perms = p.get("permissions")
+        if not isinstance(perms, dict) or not all(v in ("read", "write", "none") for v in perms.values()):
+            raise _bad(ValueError("permissions must map names to read, write or none"))
+        with fake.lock:
+            fake.site.permissions.update({str(k): str(v) for k, v in perms.items()})
+            return _json({"permissions": dict(fake.site.permissions)})
+
+    @app.post("/_fake/fork-push")
+    def fake_fork_push():
+        p = _payload()
+        if p.get("mode") not in ("maintainer", "never"):
+            raise _bad(ValueError("mode must be maintainer or never"))
+        with fake.lock:
+            fake.fork_push = p["mode"]
+            return _json({"mode": fake.fork_push})
 
     @app.post("/_fake/reset-calls")
     def fake_reset_calls():

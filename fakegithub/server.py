@@ -341,7 +341,7 @@ def _b64url(s: str) -> bytes:
 
 def create_app(fake: FakeGitHub) -> Flask:
     """The Flask app serving `fake` (REST, GraphQL and /_fake)."""
-    from fakegithub import fake_api, graphql_api, rest
+    from fakegithub import fake_api, git_data, graphql_api, rest
 
     app = Flask("fakegithub")
     app.json.sort_keys = False  # type: ignore[attr-defined]
@@ -377,6 +377,7 @@ def create_app(fake: FakeGitHub) -> Flask:
         return json_response({"message": f"Server Error (fake: {type(err).__name__}: {err})"}, 500)
 
     rest.register(app, fake)
+    git_data.register(app, fake)
     graphql_api.register(app, fake)
     fake_api.register(app, fake)
     return app

@@ -116,6 +116,9 @@ def _command_job(payload: dict, delivery_id: str, kind: str, comment: dict) -> l
     if not isinstance(cid, int) or not isinstance(user, str):
         raise PayloadError("payload has a malformed comment id or author")
     job.update(comment_id=cid, comment_kind=kind, body=body, author=user)
+    head = (payload.get("pull_request") or {}).get("head") if isinstance(payload.get("pull_request"), dict) else None
+    if isinstance(head, dict) and isinstance(head.get("sha"), str):
+        job["head_sha"] = head["sha"]  # the head the commenter saw (review comments and reviews carry it)
     return [job]
 
 

@@ -33,6 +33,7 @@ from rules.config import EngineConfig, Paths, path_matches
 from rules.context import ReviewContext
 from rules.document import parse_yaml
 from rules.engine import Report, run
+from rules.fix import has_fix
 
 log = logging.getLogger(__name__)
 
@@ -167,6 +168,19 @@ def build_changeset(job: ReviewJob, merge_base: str, files, snap: Snapshot, path
                      context=context)
 
 
+@dataclass
+class Fetched:
+    """Everything one read of a PR gives the rules: the changeset, its config and GitHub's state."""
+
+    snap: Snapshot
+    files: list
+    merge_base: str
+    changeset: ChangeSet
+    config: EngineConfig
+    config_errors: list[str]
+    job: ReviewJob | None = None  # the job as read: its base is the PR's current one when the payload's was unknown
+
+
 def _compare(port: GitHubPort, job: ReviewJob) -> tuple[ReviewJob, str, list[FileInfo]] | Outcome:
     """Compare base and head; when GitHub does not know the payload's base (404/422), review against
     the PR's current base instead; when it does not know the head, follow the PR's current head."""
@@ -192,8 +206,11 @@ def _compare(port: GitHubPort, job: ReviewJob) -> tuple[ReviewJob, str, list[Fil
         return job, merge_base, files
 
 
-def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = False) -> Outcome:
-    """Run one review job end to end. Raises GitHubError when GitHub fails for good."""
+def fetch(port: GitHubPort, job: ReviewJob, drafts: bool = False) -> Fetched | Outcome:
+    """Read the PR at `job.head_sha` (compare + GraphQL); an Outcome when there is nothing to review.
+
+    A draft PR is read only when the repository reviews drafts, or `drafts` (a command) asks.
+    """
     compared = _compare(port, job)
     if isinstance(compared, Outcome):
         return compared
@@ -227,11 +244,8 @@ def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = Fal
     if pull.head_sha != job.head_sha:
         return Outcome("dropped", f"head moved to {pull.head_sha[:7]}", followup=(pull.head_sha, pull.base_sha))
     config, config_errors = load_repo_config(snap.blobs.get(f"{job.base_sha}:{config_path}"), config_path)
-    if pull.draft and not config.repo.review_drafts:
+    if pull.draft and not (config.repo.review_drafts or drafts):
         return Outcome("skipped", "draft PR")
-    outcome = Outcome("reviewed", base_sha=job.base_sha)
-    if not dry_run:
-        lifecycle.start(port, job, snap, outcome)  # `in_progress` while the rules run and the writes go out
     extra_trees = sorted(f"{job.head_sha}:{d}" for d in _context_dirs(
         changed_paths, (*config.paths.master_configs, *config.paths.runners))
         if f"{job.head_sha}:{d}" not in trees)
@@ -248,18 +262,33 @@ def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = Fal
     if probes is not None:  # which changelogs the base has: none means no entry can be required
         changeset = dataclasses.replace(changeset, base_changelogs=tuple(
             p.partition(":")[2] for p in probes if snap.present.get(p)))
+    return Fetched(snap, files, merge_base, changeset, config, config_errors, job)
+
+
+def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = False) -> Outcome:
+    """Run one review job end to end. Raises GitHubError when GitHub fails for good."""
+    got = fetch(port, job)
+    if isinstance(got, Outcome):
+        return got
+    snap, files, changeset, config, config_errors = got.snap, got.files, got.changeset, got.config, got.config_errors
+    job = got.job or job
+    outcome = Outcome("reviewed", base_sha=job.base_sha)
+    if not dry_run:
+        lifecycle.start(port, job, snap, outcome)  # `in_progress` while the rules run and the writes go out
     ctx = ReviewContext(changeset, config)
     report = run(changeset, config, ctx=ctx)
     facts = changelog_facts(ctx)
     posted = bot_comments(snap, bot_login)
     hunks = {f.path: diff.hunks(f.patch) for f in files}
     plan = plan_review(report.findings, hunks, posted, config.repo.max_inline_comments,
-                       ignores=ignores_of(snap, bot_login))
+                       ignores=ignores_of(snap, bot_login), fix_offer=config.repo.fix.enabled)
     outcome.report = report
     view = plan.view()
     outcome.blocking, outcome.nits = len(view.blocking), len(view.nits)
+    fixable = (frozenset(f.fingerprint for it in view.items for f in it.members if has_fix(f))
+               if config.repo.fix.enabled else frozenset())
     if dry_run:
-        outcome.summary = render.summary_comment(report, job.head_sha, view, config_errors)
+        outcome.summary = render.summary_comment(report, job.head_sha, view, config_errors, fixable)
         outcome.writes.append(f"dry-run: {len(plan.inline)} inline, {len(plan.edits)} edits, "
                               f"{len(plan.gone)} gone, {len(plan.replaced)} replaced")
         return outcome
@@ -268,7 +297,7 @@ def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = Fal
         _write_edits(port, job, plan, outcome)
         _close_gone(port, job, plan, outcome)
         _write_check_run(port, job, snap, report, plan, config_errors, outcome)
-        _write_summary(port, job, snap, report, plan, config_errors, bot_login, outcome)
+        _write_summary(port, job, snap, report, plan, config_errors, bot_login, outcome, fixable)
         if job.action == "opened" and _marked(snap, render.WELCOME_MARKER, bot_login) is None:
             port.create_issue_comment(job.repo, job.number, render.WELCOME)
             outcome.writes.append("welcome")
@@ -281,7 +310,7 @@ def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = Fal
         # nothing more can be written. The caller reports it (the Action: annotations + job summary).
         outcome.status, outcome.reason = "forbidden", str(err)
         if outcome.summary is None:
-            outcome.summary = render.summary_comment(report, job.head_sha, view, config_errors)
+            outcome.summary = render.summary_comment(report, job.head_sha, view, config_errors, fixable)
     return outcome
 
 
@@ -405,8 +434,9 @@ def _write_check_run(port, job, snap, report, plan, config_errors, outcome) -> N
     outcome.writes.append(f"check-run {conclusion}")
 
 
-def _write_summary(port, job, snap, report, plan, config_errors, bot_login, outcome) -> None:
-    body = render.summary_comment(report, job.head_sha, plan.view(), config_errors)
+def _write_summary(port, job, snap, report, plan, config_errors, bot_login, outcome,
+                   fixable: frozenset[str] = frozenset()) -> None:
+    body = render.summary_comment(report, job.head_sha, plan.view(), config_errors, fixable)
     outcome.summary = body
     existing = _marked(snap, render.SUMMARY_MARKER, bot_login)
     if existing is not None and existing.body.strip() != body.strip():
