@@ -71,11 +71,15 @@ def test_the_pre_push_hook_passes_a_clean_append(tmp_path, pre_commit_home):
     assert "Passed" in out and "0 blocking" in out
 
 
-def test_the_fix_hook_runs_the_check_until_the_fix_command_exists(tmp_path, pre_commit_home):
+def test_the_fix_hook_moves_the_misplaced_entry_to_the_end(tmp_path, pre_commit_home):
+    """`recipe-review hook fix` runs `recipe-review fix --base auto` now that it exists (the check
+    before): the entry is rebuilt at the physical end, and pre-commit fails because files changed."""
     work = scratch(tmp_path, insert_before(BASE, 3))
     proc = try_repo(work, pre_commit_home, "recipe-review-fix", stage="manual")
     out = proc.stdout + proc.stderr
-    assert proc.returncode == 1 and "RR001 changelog-entry-misplaced" in out, out
+    assert proc.returncode == 1, out
+    assert "files were modified by this hook" in out
+    assert (work / "perf-changelog.yaml").read_text() == BASE + "\n" + NEW
 
 
 def test_the_hook_file_names_the_contract_ids():
