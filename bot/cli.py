@@ -1,5 +1,5 @@
-"""`recipe-review` command line: check a git range locally, run the bot, its worker, the demo and
-the fake GitHub server.
+"""`recipe-review` command line: check a git range locally, run the bot, its worker, the GitHub Action
+step, the pre-commit hooks, the demo and the fake GitHub server.
 
 Exit codes of `check`: 0 no blocking finding, 1 at least one blocking finding, 2 usage or
 operational error (message on stderr). `fix` exits 0 when no blocking finding is left after the
@@ -59,6 +59,8 @@ def cmd_check(args) -> int:
         if not args.base:
             raise UsageError("give --base REV (and optionally --head REV), or --changes FILE")
         repo = Path(args.repo)
+        if args.base == "auto":
+            args.base = upstream_default_branch(repo)
         try:
             config, config_errors = _load_repo_config(config_at(repo, args.base))
             changeset = changeset_from_git(repo, args.base, args.head or "HEAD", args.pr_number,
@@ -73,9 +75,35 @@ def cmd_check(args) -> int:
         sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
     elif args.format == "github":
         sys.stdout.write(output.as_github(report, config_errors))
+    elif args.format == "sarif":
+        sys.stdout.write(json.dumps(output.as_sarif(report, config, config_errors), ensure_ascii=False) + "\n")
     else:
         sys.stdout.write(output.as_text(report, config_errors))
     return EXIT_BLOCKING if report.blocking else EXIT_OK
+
+
+def upstream_default_branch(repo: Path) -> str:
+    """`--base auto`: the default branch of the remote being pushed to (pre-commit's pre-push sets
+    PRE_COMMIT_REMOTE_NAME), else `origin`'s (its `HEAD`), else the first of origin/main, origin/master,
+    main, master that exists."""
+    import os
+    import subprocess
+
+    from bot.localgit import GitError, resolve
+
+    remote = os.environ.get("PRE_COMMIT_REMOTE_NAME") or "origin"
+    proc = subprocess.run(["git", "-C", str(repo), "symbolic-ref", "--quiet", "--short", f"refs/remotes/{remote}/HEAD"],
+                          capture_output=True, text=True)
+    candidates = [proc.stdout.strip()] if proc.returncode == 0 and proc.stdout.strip() else []
+    candidates += [f"{remote}/main", f"{remote}/master", "origin/main", "origin/master", "main", "master"]
+    for rev in dict.fromkeys(candidates):
+        try:
+            resolve(repo, rev)
+            return rev
+        except GitError:
+            continue
+    raise UsageError(f"--base auto: no default branch found for remote `{remote}` (no {remote}/HEAD, "
+                     f"{remote}/main or {remote}/master); give --base REV")
 
 
 def cmd_fix(args) -> int:
@@ -88,6 +116,8 @@ def cmd_fix(args) -> int:
     except ValueError as err:
         raise UsageError(f"--only: {err}") from err
     repo = Path(args.repo)
+    if args.base == "auto":  # the pre-commit hook's `recipe-review hook fix --base auto`
+        args.base = upstream_default_branch(repo)
     try:
         config, config_errors = _load_repo_config(config_at(repo, args.base))
         changeset = changeset_from_worktree(repo, args.base, args.pr_number, paths=config.paths)
@@ -145,11 +175,13 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run the review rules on merge-base(BASE, HEAD)..HEAD, as GitHub diffs a PR. "
                                    "Exit 0: no blocking finding; 1: blocking findings; 2: usage or operational error.")
     c.add_argument("--repo", default=".", help="git repository (default: current directory)")
-    c.add_argument("--base", help="base revision, e.g. origin/main")
+    c.add_argument("--base", help="base revision, e.g. origin/main; `auto`: the upstream's default branch")
     c.add_argument("--head", help="head revision (default HEAD)")
     c.add_argument("--pr-number", type=int, help="the PR number, to check the changelog pr-link")
     c.add_argument("--changes", metavar="FILE", help="read the changeset from a replay JSON file instead of git")
-    c.add_argument("--format", choices=("text", "json", "github"), default="text")
+    c.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text",
+                   help="text; json (one object, a contract); github (workflow annotations); "
+                        "sarif (SARIF 2.1.0 for code scanning)")
     c.set_defaults(func=cmd_check)
 
     f = sub.add_parser("fix", help="rewrite the working tree so that every finding with a computable fix is fixed",
@@ -160,7 +192,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "stderr) and never commits. Exit 0: no blocking finding left; 1: blocking findings "
                                    "remain that need a person; 2: usage or operational error.")
     f.add_argument("--repo", default=".", metavar="DIR", help="a git checkout, not a bare repository (default: .)")
-    f.add_argument("--base", required=True, metavar="REV", help="base revision, e.g. origin/main")
+    f.add_argument("--base", required=True, metavar="REV",
+                   help="base revision, e.g. origin/main; `auto`: the upstream's default branch")
     f.add_argument("--pr-number", type=int, metavar="N", help="the PR number: new entries get its canonical pr-link")
     f.add_argument("--dry-run", action="store_true", help="print the unified diff and write nothing")
     f.add_argument("--only", metavar="CODE,…", help="fix only these rules (codes or names, comma-separated)")
@@ -179,7 +212,7 @@ def _register_extras() -> None:
 
     if _EXTRA_COMMANDS:  # main() may run more than once in a process (tests)
         return
-    for mod in ("bot.serve_cli", "fakegithub.cli", "bot.demo", "bot.docs"):
+    for mod in ("bot.serve_cli", "fakegithub.cli", "bot.demo", "bot.docs", "bot.action", "bot.hooks"):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as err:

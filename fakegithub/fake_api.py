@@ -15,10 +15,14 @@ read the state, and build webhook payloads.
     POST /_fake/comments                   {"kind": "issue"|"review", number, user, body,
                                             path, line, side, start_line, in_reply_to}
     POST /_fake/collaborators              {"login": "admin|maintain|write|triage|read|none", ...}
+    POST /_fake/prs/<n>/base               {"base": branch}        retarget the PR (a base change)
+    DELETE /_fake/comments/<id>            a user deletes an issue comment
+    POST /_fake/tokens                     {"token", "login", "permissions": {"checks": "write", ...} | null}
     POST /_fake/reset-calls
-    POST /_fake/faults                     {"rate", "seed"}
+    POST /_fake/faults                     {"rate", "seed", "unresolvable_paths",
+                                            "fail": [{"method", "path" (prefix), "status", "times"}]}
     POST /_fake/rate-limit                 {"remaining": 0, "reset_in": 2}
-    GET  /_fake/webhook/<event>?action=&number=&comment_id=&label=&sender=&before=&check_run_id=
+    GET  /_fake/webhook/<event>?action=&number=&comment_id=&label=&sender=&before=&check_run_id=&from_base=
 """
 from __future__ import annotations
 
@@ -88,6 +92,33 @@ def register(app: Flask, fake) -> None:
             raise _bad(err) from None
         with fake.lock:
             return _json(fake.render_pr(fake.pr(number)))
+
+    @app.post("/_fake/prs/<int:number>/base")
+    def fake_retarget(number):
+        p = _payload()
+        try:
+            pr = fake.retarget(number, str(p.get("base") or ""))
+        except ValueError as err:
+            raise _bad(err) from None
+        with fake.lock:
+            return _json(fake.render_pr(pr))
+
+    @app.delete("/_fake/comments/<int:comment_id>")
+    def fake_delete_comment(comment_id):
+        fake.delete_issue_comment(comment_id)
+        return _json({"deleted": comment_id})
+
+    @app.post("/_fake/tokens")
+    def fake_token():
+        p = _payload()
+        token, login, perms = p.get("token"), p.get("login"), p.get("permissions")
+        if not isinstance(token, str) or not token or not isinstance(login, str) or not login:
+            raise _bad(ValueError("token and login are required"))
+        if perms is not None and (not isinstance(perms, dict) or any(v not in ("none", "read", "write")
+                                                                      for v in perms.values())):
+            raise _bad(ValueError("permissions: a mapping of name to none|read|write, or null"))
+        fake.add_token(token, login, perms)
+        return _json({"token": token, "login": login, "permissions": perms}, 201)
 
     @app.post("/_fake/prs/<int:number>/labels")
     def fake_user_labels(number):
@@ -182,10 +213,18 @@ def register(app: Flask, fake) -> None:
     def fake_faults():
         p = _payload()
         fake.set_faults(float(p.get("rate") or 0.0), p.get("seed"))
+        if "fail" in p:
+            rules = p.get("fail") or []
+            if not isinstance(rules, list) or not all(isinstance(r, dict) and isinstance(r.get("path"), str)
+                                                      for r in rules):
+                raise _bad(ValueError("fail: a list of {method, path, status, times}"))
+            with fake.lock:
+                fake.fail_rules = [dict(r) for r in rules]
         if "unresolvable_paths" in p:
             with fake.lock:
                 fake.unresolvable_paths = {str(x) for x in p.get("unresolvable_paths") or ()}
-        return _json({"rate": fake.fault_rate, "unresolvable_paths": sorted(fake.unresolvable_paths)})
+        return _json({"rate": fake.fault_rate, "unresolvable_paths": sorted(fake.unresolvable_paths),
+                      "fail": fake.fail_rules})
 
     @app.post("/_fake/rate-limit")
     def fake_rate_limit():

@@ -84,6 +84,7 @@ class Store:
         self.workflow_runs: list[dict] = []
         self.label_events: list[dict] = []
         self.tokens: dict[str, dict] = {}
+        self.scoped_tokens: dict[str, dict] = {}  # token -> {"login", "permissions"} (see FakeGitHub.add_token)
         # Git data writes (fakegithub/git_data.py): branches the App may not update, and whether
         # GitHub lets the App write a user-owned fork's branch when maintainer edits are allowed.
         self.protected_branches: set[str] = set()
@@ -150,6 +151,18 @@ class Store:
             pr["base_sha"] = self._resolve(pr["base_ref"], "base")
             pr["updated_at"] = now_iso()
             return sha
+
+    def retarget(self, number: int, base: str) -> dict:
+        """The PR's base branch changes (GitHub's "Edit" → base): `before_base` keeps the old one."""
+        with self.lock:
+            pr = self.pr(number)
+            sha = self._resolve(base, "base")
+            if self.git.merge_base(sha, pr["head_sha"]) is None:
+                raise ValueError(f"{base} and the head have no common history")
+            pr["before_base"] = (pr["base_ref"], pr["base_sha"])
+            pr["base_ref"], pr["base_sha"] = base, sha
+            pr["updated_at"] = now_iso()
+            return pr
 
     def set_state(self, number: int, state: str, merged: bool = False) -> dict:
         with self.lock:
@@ -902,8 +915,11 @@ class Store:
                     "repository_selection": "selected"}
 
     def actor_for(self, token: str | None) -> str:
-        """Who a REST/GraphQL write is attributed to: every API token acts as the App's bot user."""
-        return self.site.bot_login
+        """Who a REST/GraphQL write is attributed to: a registered token's login (a workflow's
+        `GITHUB_TOKEN` is `github-actions[bot]`), else the App's bot user."""
+        scheme, _, value = (token or "").partition(" ")
+        tok = self.scoped_tokens.get(value.strip()) if scheme.lower() in ("token", "bearer") else None
+        return tok["login"] if tok else self.site.bot_login
 
     # == snapshot ==============================================================================
     def state(self) -> dict:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from wcmatch import glob
 
 from rules.finding import Severity
@@ -111,6 +111,22 @@ class RepoConfig(BaseModel):
     review_drafts: bool = False  # review draft PRs too
     max_inline_comments: int = Field(default=30, ge=0, le=100)  # open inline threads of the bot on a PR
     fix: FixConfig = FixConfig()  # `/fix`: push a commit with the computed fixes
+    # Where a rule's documentation lives, for SARIF `helpUri` (code scanning links to it): a URL
+    # template with {code} (`RR001`), {anchor} (`rr001`, the README rule table's row) and {name}.
+    rule_help_uri: str | None = None
+
+    @field_validator("rule_help_uri")
+    @classmethod
+    def _template_formats(cls, v: str | None) -> str | None:
+        if v is None:
+            return v
+        try:
+            url = v.format(code="RR001", anchor="rr001", name="changelog-entry-misplaced")
+        except (KeyError, IndexError, ValueError) as err:
+            raise ValueError(f"not a URL template with {{code}}, {{anchor}} or {{name}}: {err}") from None
+        if not url.startswith(("https://", "http://")):
+            raise ValueError("must be an http(s) URL template")
+        return v
 
 
 class EngineConfig:

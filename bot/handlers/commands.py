@@ -51,7 +51,14 @@ class CommandRun:
 
     def react(self, content: str) -> None:
         if self.job["comment_kind"] in ("issue", "review"):
-            self.port.add_reaction(self.repo, self.job["comment_kind"], self.job["comment_id"], content)
+            try:
+                self.port.add_reaction(self.repo, self.job["comment_kind"], self.job["comment_id"], content)
+            except GitHubError as err:
+                if err.status != 404:
+                    raise
+                # The comment was deleted before the job ran: the command still runs, unacknowledged.
+                log.info("comment %s is gone; not reacting %s", self.job["comment_id"], content,
+                         extra={"repo": self.repo, "pr": self.number})
 
     def reply(self, cmd: commands.Command, text: str) -> None:
         marker = reply_marker(self.job["comment_id"], cmd.line)
@@ -113,6 +120,13 @@ def do_review(run: CommandRun, cmd) -> str | None:
     return None
 
 
+# GitHub starts no workflow for events caused by a workflow's GITHUB_TOKEN, and the sweep workflow
+# starts on `labeled`: labels set that way would request a sweep that never runs.
+SWEEP_NEEDS_APP_TOKEN = ("not set: labels set with this workflow's `GITHUB_TOKEN` start no workflow (GitHub does "
+                         "not run workflows for events that token causes), so the sweep would never start. Add the "
+                         "labels by hand, or give the recipe-review action an App token (`app-token` input).")
+
+
 def do_sweep(run: CommandRun, cmd) -> str | None:
     cfg = _config(run).repo.labels
     args = [a.lower() for a in cmd.args]
@@ -133,6 +147,8 @@ def do_sweep(run: CommandRun, cmd) -> str | None:
                 f"`{m}`" for m in cfg.modifiers) + "."
         wanted = [lb for lb in current if lb not in owned] + [primary] + list(dict.fromkeys(mods))
     add, remove = plan_labels(current, wanted, owned)
+    if add and not getattr(run.deps, "labels_start_workflows", True):
+        return SWEEP_NEEDS_APP_TOKEN  # removing labels (`/sweep off`) needs no workflow to start
     if add:
         run.port.add_labels(run.repo, run.number, add)
     for lb in remove:
