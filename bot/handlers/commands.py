@@ -109,7 +109,14 @@ def _one(run: CommandRun, cmd: commands.Command) -> str:
 
 
 def _config(run: CommandRun):
-    return load_repo_config(run.snap.blobs.get(f"{run.snap.pull.base_sha}:{CONFIG_PATH}"))[0]
+    """The repository config from the PR's base branch (its label names), read once per comment: the
+    command snapshot does not know the base before it is taken, so commands that need the config pay
+    one more read."""
+    key = f"{run.snap.pull.base_sha}:{CONFIG_PATH}"
+    if key not in run.snap.blobs:
+        more = run.port.snapshot(run.repo, run.number, [key], [])
+        run.snap.blobs[key] = more.blobs.get(key)
+    return load_repo_config(run.snap.blobs.get(key))[0]
 
 
 def do_review(run: CommandRun, cmd) -> str | None:
