@@ -42,7 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-from rules.changelog.analysis import ChangelogDiff, Entry, changelog_diffs, short
+from rules.changelog.analysis import ChangelogDiff, Entry, _common_prefix, _common_suffix, changelog_diffs, short
 from rules.conventions import ALL_EVALS, APPEND_ONLY, CURRENT_REPO, Conventions, conventions
 from rules.document import expanded_size
 
@@ -323,14 +323,21 @@ def line_diff(base: bytes, head: bytes) -> LineDiff:
         return LineDiff((), tuple((first + k, x) for k, x in enumerate(tail)))
     b = base.splitlines(keepends=True)
     h = head.splitlines(keepends=True)
-    p = 0
-    n = min(len(b), len(h))
-    # Common leading lines: jump by bytes first (the files share most of their prefix).
-    while p < n and b[p] == h[p]:
-        p += 1
+    # Common leading and trailing lines, counted on bytes (a binary search), not line by line.
+    cut = _common_prefix(base, head)
+    p = base.count(b"\n", 0, cut) if cut < len(base) or cut < len(head) else len(b)
+    p = min(p, len(b), len(h))
+    tail = _common_suffix(base, head, min(len(base), len(head)) - cut)
     s = 0
-    while s < len(b) - p and s < len(h) - p and b[-1 - s] == h[-1 - s]:
-        s += 1
+    if tail == len(base):  # all of base ends head: its lines but the first are whole equal lines
+        s = min(len(b), len(b) - p, len(h) - p)
+    elif tail:  # whole lines after the first newline at or before the suffix's start (none: s = 0)
+        first_nl = base.find(b"\n", len(base) - tail - 1)
+        s = max(0, min(base.count(b"\n", first_nl + 1) if first_nl >= 0 else 0, len(b) - p, len(h) - p))
+    while s and b[len(b) - s] != h[len(h) - s]:  # guard: only whole equal lines
+        s -= 1
+    while s < len(b) - p and s < len(h) - p and b[-1 - s] == h[-1 - s]:  # the byte suffix stops at the
+        s += 1  # prefix's cut; whole equal lines may reach further back, as git's line diff sees them
     if (p == len(b) - s) != (p == len(h) - s):  # a pure insertion or deletion: place it like git does
         seq = h if p == len(b) - s else b
         c = _slide(seq, p, len(seq) - s - p)
@@ -382,11 +389,26 @@ def _byte_format(raw: bytes, label: str) -> str | None:
         return f"{label} contains tabs"
     if b"\0" in raw:
         return f"{label} contains NUL bytes"
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return f"{label} is not UTF-8: {exc}"
+    if not raw.isascii():
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return f"{label} is not UTF-8: {exc}"
     return None
+
+
+def _last_entry_starts(raw: bytes, n: int) -> list[int]:
+    """Offsets of the last `n` lines `- config-keys:…\n` (the validator's appended entry starts), in order."""
+    out: list[int] = []
+    end = len(raw)
+    while len(out) < n and end > 0:
+        at = raw.rfind(b"- config-keys:", 0, end)
+        if at < 0:
+            break
+        end = at
+        if (at == 0 or raw[at - 1] == 10) and raw.find(b"\n", at) >= 0 and b"\r" not in raw[at:raw.find(b"\n", at)]:
+            out.append(at)
+    return out[::-1]
 
 
 def _count_entries(raw: bytes, start: int = 0) -> int:
@@ -438,6 +460,8 @@ def _merge_failures(d: ChangelogDiff, number: int | None, conv: Conventions) -> 
         out.append(GateFailure(MERGE, stage, message, line))
 
     for raw, label in ((base, "base perf-changelog.yaml"), (head, "PR perf-changelog.yaml")):
+        if raw is base and _whole_entries_only(d) and base.endswith(b"\n"):
+            continue  # main's bytes, kept as they are: main's own check has read them
         why = _byte_format(raw, label)
         if why:
             fail("file-format", why, None if raw is base else max(d.head_line_count, 1))
@@ -458,11 +482,12 @@ def _merge_failures(d: ChangelogDiff, number: int | None, conv: Conventions) -> 
         if why:
             fail("entry-schema", f"PR perf-changelog.yaml entry {e.index + 1} fails ChangelogEntry validation: "
                                  f"{why}", e.start_line)
-    if d.history_ok and base.endswith(b"\n"):  # head = base + appended bytes: count base once
-        base_count, base_items = _count_entries(base), _items(base)
-        head_count = base_count + _count_entries(head, len(base))
-        head_items = base_items + _items(head[len(base) - 1:]) - (1 if head[len(base) - 1:].startswith((b"- ", b"-\n"))
-                                                                  else 0)
+    if _whole_entries_only(d):
+        # Whole entries added, every existing byte kept: history counts as it did on main; each new
+        # item adds one to both counts unless it does not start with `- config-keys:`.
+        base_items = base_count = d.base_count
+        head_items = base_items + len(d.new_entries)
+        head_count = base_count + sum(1 for e in d.new_entries if e.well_formed_start)
     else:
         head_count, base_count = _count_entries(head), _count_entries(base)
         head_items, base_items = _items(head), _items(base)
@@ -516,11 +541,8 @@ def _merge_failures(d: ChangelogDiff, number: int | None, conv: Conventions) -> 
             if not suffix.startswith(expected_start):
                 fail("separator-history", "new changelog entries must be separated from history by one empty line "
                                           "and appended at the end", base.count(b"\n") + 1)
-        from_ = len(base) - 1 if head.startswith(base) and base.endswith(b"\n") else 0
-        starts = [m.start() for m in _ENTRY_LINE.finditer(head, max(from_, 0))]
-        if from_ and len(starts) < additions:
-            starts = [m.start() for m in _ENTRY_LINE.finditer(head)]
-        for st in starts[-additions:][1:] if additions <= len(starts) else ():
+        starts = _last_entry_starts(head, additions)
+        for st in starts[1:] if len(starts) == additions else ():
             prefix = head[:st]
             if not prefix.endswith(b"\n\n") or prefix.endswith(b"\n\n\n"):
                 fail("separator-between", "appended changelog entries must have exactly one empty separator line",
@@ -559,7 +581,13 @@ def _pr_run_failures(ctx, d: ChangelogDiff, conv: Conventions) -> list[GateFailu
 
     if conv.pr_run_final_newline and head and not head.endswith(b"\n"):
         fail("final-newline", f"{d.path} does not end with a newline", max(d.head_line_count, 1))
-    diff = line_diff(base, head)
+    if _whole_entries_only(d):
+        # Whole new entries added at entry boundaries (an append or a clean splice), nothing else:
+        # `git diff` shows exactly their lines added, so the history need not be split.
+        lines = [(e.start_line + k, x.encode()) for e in d.new_entries for k, x in enumerate(e.text.split("\n"))]
+        diff = LineDiff((), tuple(lines))
+    else:
+        diff = line_diff(base, head)
     found = 0
     for _, n, line in diff.deleted:
         if line.strip() or not conv.whitespace_deletions_ok:
@@ -608,13 +636,20 @@ def _pr_run_failures(ctx, d: ChangelogDiff, conv: Conventions) -> list[GateFailu
     return out
 
 
+def _whole_entries_only(d: ChangelogDiff) -> bool:
+    """The PR only adds whole entries between (or after) existing ones, every existing byte kept."""
+    if d.history_changes or d.corrections or not d.new_entries or d.base_unterminated:
+        return False
+    return d.history_ok or (bool(d.misplaced) and all(s.ok for s in d.separators))
+
+
 def _near(d: ChangelogDiff, base_line: int) -> int:
     return min(max(base_line, 1), max(d.head_line_count, 1))
 
 
 def _added_yaml(d: ChangelogDiff, added: bytes) -> tuple[Any, str | None]:
     """The added lines as `yaml.safe_load` reads them; entry by entry when the PR only appends."""
-    if d.history_ok and d.new_entries and not d.misplaced:
+    if _whole_entries_only(d):
         out = []
         for e in d.new_entries:
             data, err = _entry_data11(e, unique=False)

@@ -104,3 +104,68 @@ def test_large_rewrite_is_bounded():
     t = time.perf_counter()
     g = changelog_gates(ctx)["perf-changelog.yaml"]
     assert time.perf_counter() - t < 10 and not g.pr_run_ok and not g.merge_ok
+
+
+def _git_line_diff(tmp_path, base: bytes, head: bytes):
+    """(deleted base line numbers with text, added head line numbers with text) as `git diff` reports them."""
+    import re
+    import subprocess
+    (tmp_path / "a").write_bytes(base)
+    (tmp_path / "b").write_bytes(head)
+    out = subprocess.run(["git", "diff", "--no-index", "--no-color", "-U0", "a", "b"], cwd=tmp_path,
+                         capture_output=True, check=False).stdout
+    deleted, added, bl, hl = [], [], 0, 0
+    for line in out.split(b"\n"):
+        m = re.match(rb"@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@", line)
+        if m:
+            bl, hl = int(m[1]), int(m[2])
+            continue
+        if line.startswith(b"-") and not line.startswith(b"---"):
+            deleted.append((bl, line[1:]))
+            bl += 1
+        elif line.startswith(b"+") and not line.startswith(b"+++"):
+            added.append((hl, line[1:]))
+            hl += 1
+    return deleted, added
+
+
+@pytest.mark.parametrize("base, head", [
+    (b"a\nb\nc\n", b"a\nb\nX\n"),  # only the last line differs
+    (b"a\nb\nc\n", b"X\nb\nc\n"),  # only the first line differs
+    (b"a\nb\nc\n", b"a\nb\nc\nd\ne\n"),  # a pure insertion at the end
+    (b"a\nb\nc\n", b"a\nb\nc\n"),  # identical
+    (b"a\nb\nc", b"a\nb\nc\n\nd\n"),  # base without final newline, appended to
+    (b"a\nb\nc", b"a\nb\nX"),  # neither ends with a newline; the last line differs
+    (b"a\nb\nc\n", b"a\nb\nc"),  # head drops the final newline
+    (b"Q\nA\nbc", b"Q\nX\nA\nxc"),  # common bytes at the end, inside the last line only
+    (b"a\nX\n", b"aX\n"),  # the byte suffix starts mid-line in head
+    (b"x\nA", b"y\nA"),  # the last line is equal but unterminated
+    (b"a\n\nb\n", b"a\n\n\nb\n"),  # an inserted empty line next to an equal one
+    (b"", b"a\n"),
+    (b"a\n", b""),
+], ids=["last-line", "first-line", "insert-at-end", "identical", "base-no-final-newline", "no-newlines",
+        "head-drops-newline", "suffix-inside-last-line", "suffix-mid-line", "equal-unterminated-last",
+        "empty-line-insert", "from-empty", "to-empty"])
+def test_line_diff_agrees_with_git_on_prefix_and_suffix_edges(tmp_path, base, head):
+    d = line_diff(base, head)
+    assert ([(n, x) for n, _, x in d.deleted], list(d.added)) == _git_line_diff(tmp_path, base, head)
+
+
+def test_line_diff_agrees_with_git_on_random_single_edits(tmp_path):
+    import random
+    rnd = random.Random(12)
+    for _ in range(60):
+        lines = [b"l%d" % i for i in range(rnd.randint(0, 12))]
+        base = b"\n".join(lines) + (b"\n" if lines and rnd.random() < .8 else b"")
+        new = list(lines)
+        at_ = rnd.randint(0, len(new))
+        op = rnd.choice(["insert", "delete", "replace"])
+        if op == "insert":
+            new[at_:at_] = [b"n%d" % k for k in range(rnd.randint(1, 3))]
+        elif op == "delete" and new:
+            del new[at_:at_ + rnd.randint(1, 3)]
+        elif new:
+            new[min(at_, len(new) - 1)] = b"r"
+        head = b"\n".join(new) + (b"\n" if new and rnd.random() < .8 else b"")
+        d = line_diff(base, head)
+        assert ([(n, x) for n, _, x in d.deleted], list(d.added)) == _git_line_diff(tmp_path, base, head), (base, head)
