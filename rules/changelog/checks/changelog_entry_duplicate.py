@@ -49,7 +49,10 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
         if not d.new_entries:
             continue
         sigs = {}
-        if d.base and d.base.count(b"\n- ") < MAX_BASE_ENTRIES:
+        # Split the base only when, for some new entry, the longest line of its signature occurs in it:
+        # every line of a copy's signature is in the base (a copy is rare; the base is big).
+        probes = [max(signature(e.text).split("\n"), key=len).encode() for e in d.new_entries]
+        if d.base and d.base.count(b"\n- ") < MAX_BASE_ENTRIES and any(pr in d.base for pr in probes):
             for b in base_entries(d):
                 sigs.setdefault(signature(b.text), b)
         seen: dict[tuple, object] = {}

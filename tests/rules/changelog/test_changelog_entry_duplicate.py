@@ -28,3 +28,9 @@ def test_distinct_entries_pass():
     other = entry("dsv4-fp4-b300-vllm", 4867, "Enable the FP4 MoE kernels")
     r = review(BASE, BASE + "\n" + NEW + "\n" + other, rr020)
     assert r.findings == [] and "distinct" in r.checks[0].detail
+
+
+def test_copy_found_when_only_trailing_whitespace_differs():
+    copy = entry("dsv4-fp8-h200-vllm", 4867).replace("Bump the image\"", "Bump the image\"  ")
+    [f] = review(BASE, BASE + "\n" + copy, rr020).findings
+    assert "is a copy of existing entry #4720" in f.message
