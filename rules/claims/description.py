@@ -138,6 +138,10 @@ def in_image(version: str, image: str | None) -> bool:
     tag = ref.tag if ref is not None and ref.tag else image.rsplit(":", 1)[-1]
     v = core(version).lower().lstrip("v")
     t = tag.lower()
+    parts = [p for p in re.split(r"\.\.\.|…", v)]
+    if len(parts) > 1:  # an abbreviated tag (`rocm7.2.3_..._atom20260511`): the parts, in order
+        pattern = r"(?:^|(?<=[^a-z0-9])|(?<=v))" + ".*".join(map(re.escape, parts)) + r"(?![a-z0-9])"
+        return re.search(pattern, t) is not None
     for m in re.finditer(re.escape(v), t):
         before = t[m.start() - 1] if m.start() else ""
         after = t[m.end()] if m.end() < len(t) else ""

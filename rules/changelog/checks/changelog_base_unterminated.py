@@ -49,7 +49,8 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
         n = note(ctx, d, pr_run=("deleted-line", "final-newline"), merge=("file-format",))
         yield Problem(
             d.path, min(line, max(d.head_line_count, 1)),
-            n.on(f"The base branch's changelog does not end with a newline (its last line is "
-                 f"`{short(last.strip())}`), so appending rewrites that line."),
+            n.on("The base branch's changelog does not end with a newline (its last line is "
+                 + (f"`{short(last.strip())}`" if last.strip() else f"`{last!r}`, whitespace only")
+                 + "), so appending rewrites that line."),
             evidence=(f"base is {len(base):,} bytes; its last byte is `{base[-1:].decode('utf-8', 'replace')!r}`, "
                       f"not a newline", f"base line {line:,} has no final newline; head changes it", *n.evidence))

@@ -35,3 +35,4 @@ def test_base_ending_in_whitespace_only_line_without_newline():
     base = BASE + "  "
     f = review(base, BASE + "\n" + NEW, rr015).findings[0]
     assert f.message.endswith("The PR-run check passes this; the merge path rejects it at merge.")
+    assert "(its last line is `'  '`, whitespace only)" in f.message  # shown, not an empty code span

@@ -51,3 +51,13 @@ def test_versions_of_other_components_are_not_judged():
     base, head, keys = _two()
     r = review(pr(base, head, entry(keys, "Update flashinfer from 0.2.8 to 0.3.1")), rr252)
     assert r.findings == []
+
+
+@pytest.mark.parametrize("claim, findings", [("rocm7.2.3_..._atom20260511", 0), ("rocm7.2.3_…_atom20260511", 0),
+                                             ("rocm7.2.4_..._atom20260511", 1)],
+                         ids=["ellipsis", "unicode-ellipsis", "abbreviated-but-wrong"])
+def test_an_abbreviated_tag_matches_the_full_one_part_by_part(claim, findings):
+    atom = "rocm/atom:rocm7.2.3_ubuntu24.04_py3.12_pytorch_release_2.10.0_atom20260511"
+    base, head, keys = _two(base_b=atom, base_m=atom, head="rocm/atom:rocm7.2.4_ubuntu24.04_py3.12_atom20260601")
+    r = review(pr(base, head, entry(keys, f"Bump the ATOM image from {claim} to rocm7.2.4_..._atom20260601")), rr252)
+    assert len(r.findings) == findings
