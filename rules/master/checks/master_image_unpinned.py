@@ -40,8 +40,8 @@ def moving_tag(tag: str) -> str | None:
     """Why `tag` moves (the moving word in it), or None when a version, date or commit pins it.
 
     `latest` anywhere moves (a `latest` suffix is not pinned by a version next to it);
-    `nightly`/`dev`/`main`… move unless another part of the tag is a version, a date (6+ digits)
-    or a commit hash.
+    `nightly`/`dev`/`main`… move unless another part of the tag is a version, a date (6+ digits,
+    or a month-day part such as `0820` in `dev-nightly-0820`) or a commit hash.
     """
     parts = [p for p in re.split(r"[-_.+]", tag.lower()) if p]
     if not parts:
@@ -52,7 +52,8 @@ def moving_tag(tag: str) -> str | None:
     if word is None:
         return None
     pinned = (any(_VERSION.match(p) for p in parts) or bool(re.search(r"\d+\.\d+", tag))
-              or bool(re.search(r"(?<!\d)20\d\d[-_.]?[01]\d[-_.]?[0-3]\d(?!\d)", tag)))
+              or bool(re.search(r"(?<!\d)20\d\d[-_.]?[01]\d[-_.]?[0-3]\d(?!\d)", tag))
+              or any(re.fullmatch(r"(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])", p) for p in parts))  # MMDD
     return None if pinned else word
 
 
