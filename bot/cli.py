@@ -60,7 +60,7 @@ def cmd_check(args) -> int:
         try:
             config, config_errors = _load_repo_config(config_at(repo, args.base))
             changeset = changeset_from_git(repo, args.base, args.head or "HEAD", args.pr_number,
-                                           paths=config.paths)
+                                           config=config)
         except GitError as err:
             raise UsageError(str(err)) from err
     report = run(changeset, config)

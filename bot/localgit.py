@@ -5,7 +5,9 @@ import subprocess
 from pathlib import Path
 
 from rules.changeset import ChangeSet, FileChange
-from rules.config import Paths, path_matches
+from rules.config import EngineConfig, Paths, path_matches
+from rules.context import ReviewContext
+from rules.scripts.resolve import needed_paths, script_dirs
 
 CONFIG_PATH = ".github/recipe-review.yml"
 _STATUS = {"A": "added", "M": "modified", "D": "removed", "R": "renamed", "T": "modified", "C": "added"}
@@ -48,10 +50,55 @@ def _patch_of(raw: bytes) -> tuple[str | None, bool]:
     return text[at + 1:].rstrip("\n"), False
 
 
+def blobs(repo: Path, exprs: list[str]) -> dict[str, bytes | None]:
+    """Contents of many `rev:path` blobs in one `git cat-file --batch` (None: absent or not a blob)."""
+    if not exprs:
+        return {}
+    proc = subprocess.run(["git", "-C", str(repo), "cat-file", "--batch"], input="\n".join(exprs).encode() + b"\n",
+                          capture_output=True)
+    out: dict[str, bytes | None] = {}
+    data, pos = proc.stdout, 0
+    for expr in exprs:
+        nl = data.find(b"\n", pos)
+        if nl < 0:
+            out[expr] = None
+            continue
+        header = data[pos:nl].split()
+        pos = nl + 1
+        if len(header) == 3 and header[1] == b"blob":
+            size = int(header[2])
+            out[expr] = data[pos:pos + size]
+            pos += size + 1
+        else:
+            out[expr] = None
+            if len(header) == 3:  # a tree or commit: its body follows too
+                pos += int(header[2]) + 1
+    return out
+
+
+def listing(repo: Path, rev: str) -> tuple[dict[str, str], frozenset[str]]:
+    """(path → git mode, every directory) of the whole tree at `rev`."""
+    out: dict[str, str] = {}
+    dirs = {""}
+    for row in _git(repo, "ls-tree", "-r", "-t", "-z", rev).split(b"\0"):
+        if not row:
+            continue
+        meta, _, name = row.partition(b"\t")
+        mode = meta.split()[0].decode()
+        path = name.decode("utf-8", "surrogateescape")
+        out[path] = mode
+        if mode == "040000":
+            dirs.add(path)
+    return out, frozenset(dirs)
+
+
 def changeset_from_git(repo: Path, base: str, head: str = "HEAD", pr_number: int | None = None,
-                       paths: Paths | None = None) -> ChangeSet:
-    """Files changed between merge-base(base, head) and head, with contents and patches."""
-    paths = paths or Paths()
+                       paths: Paths | None = None, config: EngineConfig | None = None) -> ChangeSet:
+    """Files changed between merge-base(base, head) and head, with contents and patches, plus the
+    context the rules read: master configs, runners.yaml, and for script reviews the tree listing,
+    the launchers and what `rules.scripts.resolve.needed_paths` asks for (the App reads the same)."""
+    config = config or EngineConfig()
+    paths = paths or config.paths
     head_sha = resolve(repo, head)
     base_sha = resolve(repo, base)
     merge_base = _git(repo, "merge-base", base_sha, head_sha).decode().strip()
@@ -74,15 +121,20 @@ def changeset_from_git(repo: Path, base: str, head: str = "HEAD", pr_number: int
             head=None if status == "removed" else show(repo, head_sha, new),
             patch=patch, previous_path=old if status == "renamed" else None, binary=binary))
     changed = {f.path for f in files}
-    tree = _git(repo, "ls-tree", "-r", "-z", "--name-only", head_sha).split(b"\0")
-    wanted = (*paths.master_configs, *paths.runners)
-    context = {}
-    for p in (t.decode() for t in tree if t):
-        if p not in changed and path_matches(p, wanted):
-            blob = show(repo, head_sha, p)
-            if blob is not None:
-                context[p] = blob
-    return ChangeSet(files=tuple(files), pr_number=pr_number, context=context)
+    modes, dirs = listing(repo, head_sha)
+    scripting = script_dirs(changed | {f.base_path for f in files}, config)
+    wanted = (*paths.master_configs, *paths.runners, *(paths.launchers if scripting else ()))
+    want = [p for p, m in modes.items() if m != "040000" and p not in changed and path_matches(p, wanted)]
+    got = blobs(repo, [f"{head_sha}:{p}" for p in want])
+    context = {p: got[f"{head_sha}:{p}"] for p in want if got.get(f"{head_sha}:{p}") is not None}
+    cs = ChangeSet(files=tuple(files), pr_number=pr_number, context=context)
+    if not scripting:
+        return cs
+    cs = ChangeSet(files=cs.files, pr_number=pr_number, context=context, tree=modes, listed=dirs)
+    more = sorted(needed_paths(ReviewContext(cs, config)))
+    got = blobs(repo, [f"{head_sha}:{p}" for p in more])
+    context.update({p: got[f"{head_sha}:{p}"] for p in more if got.get(f"{head_sha}:{p}") is not None})
+    return ChangeSet(files=cs.files, pr_number=pr_number, context=context, tree=modes, listed=dirs)
 
 
 def config_at(repo: Path, rev: str) -> bytes | None:

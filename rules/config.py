@@ -51,7 +51,9 @@ class Paths(BaseModel):
     runners: tuple[str, ...] = ("**/configs/runners.yaml",)
     # Serving recipes (YAML) and benchmark scripts.
     recipes: tuple[str, ...] = ("**/benchmarks/**/*.yaml", "**/benchmarks/**/*.yml")
-    scripts: tuple[str, ...] = ("**/benchmarks/**/*.sh",)
+    scripts: tuple[str, ...] = ("**/benchmarks/**/*.sh", "**/benchmarks/**/*.slurm")
+    # Runner launchers (`runners/launch_<runner>.sh`) and the helpers beside them.
+    launchers: tuple[str, ...] = ("**/runners/*.sh",)
     # Archived files: moving things here is a deprecation, not a benchmark change.
     deprecated: tuple[str, ...] = ("**/deprecated/**",)
 
@@ -90,6 +92,56 @@ class LabelsConfig(BaseModel):
     )
 
 
+# The environment the benchmark workflow gives a launcher for one point (`benchmark-tmpl.yml`'s
+# `env:`), as templates over the master-config key's fields merged with the point's (`-` written `_`).
+# `{name|default}` uses `default` when the field is absent; a template whose field is absent and has
+# no default leaves the variable unset. Computed fields: `seq` (`1k1k`, `8k1k`, else `<isl>_<osl>`),
+# `scenario` / `scenario_subdir` / `is_agentic`, `conc`, `gpu_count` (tp·pp·pcp), `max_model_len`
+# (isl + osl + 256), `node` (the runner machine), `multinode_flag` (`true` for multinode keys).
+DEFAULT_POINT_ENV: dict[str, str] = {
+    "EXP_NAME": "{model_prefix}_{seq}", "MODEL": "{model}", "MODEL_PREFIX": "{model_prefix}", "IMAGE": "{image}",
+    "FRAMEWORK": "{framework}", "PRECISION": "{precision}", "ISL": "{isl}", "OSL": "{osl}",
+    "MAX_MODEL_LEN": "{max_model_len}", "TP": "{tp}", "PP_SIZE": "{pp|1}", "DCP_SIZE": "{dcp_size|1}",
+    "PCP_SIZE": "{pcp_size|1}", "EP_SIZE": "{ep|1}", "DP_ATTENTION": "{dp_attn|false}", "CONC": "{conc}",
+    "SPEC_DECODING": "{spec_decoding|none}", "DISAGG": "{disagg|false}", "RUN_EVAL": "false", "EVAL_ONLY": "false",
+    "SCENARIO_TYPE": "{scenario}", "SCENARIO_SUBDIR": "{scenario_subdir}", "IS_AGENTIC": "{is_agentic}",
+    "KV_OFFLOADING": "{kv_offloading|none}", "KV_OFFLOAD_BACKEND": "{kv_offload_backend|}",
+    "TOTAL_CPU_DRAM_GB": "{total_cpu_dram_gb|0}", "DURATION": "{duration|3600}", "RANDOM_RANGE_RATIO": "0.8",
+    "RESULT_FILENAME": "{model_prefix}_{seq}_{precision}_{framework}_tp{tp}_conc{conc}_{node}",
+    "RESULT_DIR": "/workspace/results", "GPU_COUNT": "{gpu_count}", "RUNNER_TYPE": "{runner}", "RUNNER_NAME": "{node}",
+    "IS_MULTINODE": "{multinode_flag}",
+}
+# Variables the runner machine provides at run time: their values are unknown to a review.
+DEFAULT_RUNTIME_ENV: tuple[str, ...] = (
+    "GITHUB_WORKSPACE", "HOME", "USER", "PATH", "HOSTNAME", "TMPDIR", "HF_TOKEN", "HF_HUB_CACHE", "SLURM_JOB_ID",
+    "SLURMD_NODENAME", "SLURM_NODELIST", "CUDA_VISIBLE_DEVICES", "GITHUB_ENV", "GITHUB_STEP_SUMMARY", "RUNNER_TEMP",
+    "GITHUB_RUN_ID", "GITHUB_SHA", "PWD")
+
+
+class ScriptsConfig(BaseModel):
+    """How a master-config point reaches its launcher, benchmark script and engine command.
+
+    The script naming itself (model code, precision, SKU, framework and spec-decoding suffixes,
+    fallbacks) is not configured: it is read from the launchers, which the resolver interprets.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # The launcher a runner machine runs, relative to the repository layout's root; `{node}` is the
+    # machine name up to its first `_` (the workflow runs `./runners/launch_${RUNNER_NAME%%_*}.sh`).
+    launcher: str = "runners/launch_{node}.sh"
+    # The shared benchmark library every benchmark script sources (read for every resolution).
+    library: str = "benchmarks/benchmark_lib.sh"
+    # Environment the workflow passes to the launcher per point (see DEFAULT_POINT_ENV).
+    point_env: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_POINT_ENV))
+    # Variables whose run-time values a review cannot know.
+    runtime_env: tuple[str, ...] = DEFAULT_RUNTIME_ENV
+    # When a shared file changes (a launcher, the library), resolve at most this many keys through it.
+    max_keys: int = Field(default=40, ge=0, le=10_000)
+    # Points (one per search-space entry, concurrency and runner machine) resolved per review.
+    max_points: int = Field(default=1500, ge=0, le=100_000)
+
+
 class RepoConfig(BaseModel):
     """The whole per-repository file."""
 
@@ -98,6 +150,7 @@ class RepoConfig(BaseModel):
     paths: Paths = Paths()
     rules: dict[str, RuleConfig] = Field(default_factory=dict)
     labels: LabelsConfig = LabelsConfig()
+    scripts: ScriptsConfig = ScriptsConfig()
     review_drafts: bool = False  # review draft PRs too
     max_inline_comments: int = Field(default=30, ge=0, le=100)  # inline comments per review
 

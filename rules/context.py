@@ -7,7 +7,7 @@ from rules.changeset import ChangeSet, FileChange
 from rules.config import EngineConfig, path_matches
 from rules.document import Document, parse_yaml
 
-KINDS = ("changelog", "master_configs", "runners", "recipes", "scripts")
+KINDS = ("changelog", "master_configs", "runners", "recipes", "scripts", "launchers")
 
 
 @dataclass

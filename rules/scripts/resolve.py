@@ -1,0 +1,748 @@
+"""Per benchmark point: master-config key → runner → launcher → benchmark script → engine command.
+
+Nothing is executed. For one point of a master-config key (a search-space entry × concurrency ×
+runner machine) the resolver builds the environment the benchmark workflow would give the
+launcher (`ScriptsConfig.point_env`), interprets the launcher (`rules.scripts.interpret`) to see
+which script it would run, then interprets that script with the environment the launcher passes
+on (its exported variables, `srun --export=…`, `docker run -e …`) to find the engine command
+line. Anything unknown stays unknown, with the reason.
+
+## The API (memoized per review through `ctx.memo`)
+
+- `resolve_point(ctx, key, point) -> Resolution`: one point. `Resolution` carries `launcher`
+  (path, followed through symlinks), `script` (the path the launcher picks, `script_exists`),
+  `engine` (an `EngineCommand` or None), `unknown` (what could not be known, in words) and the
+  interpretations (`launcher_result`, `script_result`: every launch, source and variable).
+- `EngineCommand`: `engine` ("vllm", "sglang", "trt", "atom"), `argv` (tuple of `Arg`: each word
+  with the file and line it came from; unknown words keep their source text), `flags()`
+  (normalized `--name` → list of values: `--a=b` and `--a b` alike, `_` read as `-`),
+  `env` (the engine process's environment: exported variables and prefix assignments, each a
+  `Var` with its line), `path`/`line` of the launch.
+- `key_points(ctx, key) -> list[Point]`: the points of a head key (values in `Point.values`, the
+  environment in `Point.env`).
+- `review_points(ctx) -> ReviewPoints`: every point this review resolves — keys the PR adds or
+  changes, keys whose script the PR changes, and keys routed through a changed launcher or the
+  library (at most `ScriptsConfig.max_keys` of those; `skipped_keys` counts the rest).
+- `needed_paths(ctx) -> set[str]`: head paths whose contents the review still needs (launchers
+  followed, resolved scripts, the library, sibling scripts of changed scripts). The CLI and the
+  App call it on a changeset holding the tree listing and the master configs, fetch exactly
+  those, and review the completed changeset.
+- `layout_root(path)`: the repository layout's root for a path (`""` or e.g. `inferencex-e2e/`).
+"""
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from rules.context import ReviewContext
+from rules.document import parse_yaml
+from rules.master.analysis import KeyInfo, changed_keys, master_keys
+from rules.scripts.interpret import Arg, Files, Interpreter, Launch, Result, Unknown, Var
+from rules.scripts.parse import Script, Unreadable, parse
+
+SYMLINK = "120000"
+MAX_LINKS = 4
+# Engines and how their server command starts (a subsequence of argv words).
+ENGINE_STARTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("vllm", ("vllm", "serve")),
+    ("vllm", ("-m", "vllm.entrypoints.openai.api_server")),
+    ("sglang", ("-m", "sglang.launch_server")),
+    ("sglang", ("sglang", "serve")),
+    ("trt", ("trtllm-serve",)),
+    ("atom", ("-m", "atom.entrypoints.openai_server")),
+)
+_SEQ = {(1024, 1024): "1k1k", (8192, 1024): "8k1k"}
+_TEMPLATE = re.compile(r"\{([a-z0-9_]+)(?:\|([^}]*))?\}")
+
+
+def layout_root(path: str) -> str:
+    """`inferencex-e2e/` for `inferencex-e2e/benchmarks/x.sh`; `` for `benchmarks/x.sh`."""
+    for marker in ("benchmarks/", "runners/", "configs/"):
+        if path.startswith(marker):
+            return ""
+        i = path.find("/" + marker)
+        if i >= 0:
+            return path[: i + 1]
+    return ""
+
+
+# -- points -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Point:
+    """One benchmark point of a key: its values, the runner machine, and the launcher environment."""
+
+    key: str
+    values: dict  # the key's fields merged with the search-space entry's, plus computed ones
+    node: str  # runner machine name (runners.yaml label member), e.g. `b200-dgxc_00`
+    env: dict  # name → value the workflow passes to the launcher
+    line: int  # line of the search-space entry (or the key)
+
+    @property
+    def label(self) -> str:
+        v = self.values
+        parts = [f"{v.get('scenario', '?')}"]
+        if v.get("isl") is not None:
+            parts.append(f"isl {v.get('isl')}/osl {v.get('osl')}")
+        for name in ("tp", "ep"):
+            if v.get(name) is not None:
+                parts.append(f"{name} {v[name]}")
+        if v.get("dp_attn"):
+            parts.append("dp-attn")
+        if v.get("spec_decoding") not in (None, "none"):
+            parts.append(str(v["spec_decoding"]))
+        parts.append(f"conc {v.get('conc')}")
+        return ", ".join(parts)
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def render(template: str, values: dict) -> str | None:
+    """A point-env template; None when a field is absent and has no default."""
+    missing = False
+
+    def sub(m: re.Match) -> str:
+        nonlocal missing
+        name, default = m.group(1), m.group(2)
+        if name in values and values[name] is not None:
+            return _fmt(values[name])
+        if default is None:
+            missing = True
+            return ""
+        return default
+
+    out = _TEMPLATE.sub(sub, template)
+    return None if missing else out
+
+
+def _concs(entry: dict) -> list[int]:
+    cl = entry.get("conc-list")
+    if isinstance(cl, list):
+        return [c for c in cl if isinstance(c, int) and not isinstance(c, bool)]
+    start, end = entry.get("conc-start"), entry.get("conc-end")
+    if not isinstance(start, int) or not isinstance(end, int) or start <= 0 or end < start:
+        return []
+    out, c = [], start
+    while c <= end and len(out) < 64:
+        out.append(c)
+        if c == end:
+            break
+        c = min(c * 2, end)
+    return out
+
+
+def runner_nodes(ctx: ReviewContext, label: str) -> list[str]:
+    """Runner machines of a runners.yaml label (the label itself when runners.yaml does not list it)."""
+    def compute() -> dict:
+        out: dict = {}
+        for p in ctx.head_paths_of("runners"):
+            doc = ctx.head_doc(p)
+            if doc.ok and isinstance(doc.data, dict) and isinstance(doc.data.get("labels"), dict):
+                for k, v in doc.data["labels"].items():
+                    if isinstance(v, list):
+                        out.setdefault(str(k), [str(n) for n in v if isinstance(n, str)])
+        return out
+
+    labels = ctx.memo(("scripts", "runner-labels"), compute)
+    # A master config may name a cluster (`h200-dgxc`) that runners.yaml lists as `cluster:h200-dgxc`.
+    return labels.get(label) or labels.get(f"cluster:{label}") or [label]
+
+
+def _node_prefix(node: str) -> str:
+    return node.split("_", 1)[0]
+
+
+def key_points(ctx: ReviewContext, key: str, info: KeyInfo | None = None) -> list[Point]:
+    """Every point of a head key, one per search-space entry × concurrency × launcher (one machine each)."""
+    def compute() -> list[Point]:
+        ki = info or master_keys(ctx, "head").get(key)
+        if ki is None or not isinstance(ki.value, dict):
+            return []
+        value = ki.value
+        base = {k.replace("-", "_"): v for k, v in value.items() if not isinstance(v, (dict, list))}
+        runner = str(value.get("runner", ""))
+        nodes = runner_nodes(ctx, runner) if runner else []
+        by_prefix: dict[str, str] = {}
+        for n in nodes:
+            by_prefix.setdefault(_node_prefix(n), n)
+        multinode = bool(value.get("multinode"))
+        scen = value.get("scenarios") if isinstance(value.get("scenarios"), dict) else {}
+        out: list[Point] = []
+        cfg = ctx.config.repo.scripts
+        lines = ki.text.split("\n")
+        for scenario, blocks in scen.items():
+            for block in blocks if isinstance(blocks, list) else []:
+                if not isinstance(block, dict):
+                    continue
+                for n_entry, entry in enumerate(block.get("search-space") or []):
+                    if not isinstance(entry, dict):
+                        continue
+                    vals = dict(base)
+                    vals.update({k.replace("-", "_"): v for k, v in block.items() if not isinstance(v, (dict, list))})
+                    vals.update({k.replace("-", "_"): v for k, v in entry.items() if not isinstance(v, (dict, list))})
+                    isl, osl = vals.get("isl"), vals.get("osl")
+                    vals["scenario"] = str(scenario)
+                    agentic = str(scenario) == "agentic-coding"
+                    vals["scenario_subdir"] = "agentic/" if agentic else "fixed_seq_len/"
+                    vals["is_agentic"] = "1" if agentic else "0"
+                    if isinstance(isl, int) and isinstance(osl, int):
+                        vals["seq"] = _SEQ.get((isl, osl), f"{isl}_{osl}")
+                        vals["max_model_len"] = isl + osl + 256
+                    elif agentic:
+                        vals["seq"] = "agentic"
+                    tp = vals.get("tp")
+                    if isinstance(tp, int):
+                        pp = vals.get("pp") if isinstance(vals.get("pp"), int) else 1
+                        pcp = vals.get("pcp_size") if isinstance(vals.get("pcp_size"), int) else 1
+                        vals["gpu_count"] = tp * pp * pcp
+                    if multinode:
+                        vals["multinode_flag"] = "true"
+                    extra = _additional_settings(entry)
+                    concs = _concs(entry) or [None]
+                    line = _entry_line(ki, lines, n_entry)
+                    for conc in concs:
+                        for prefix, node in sorted(by_prefix.items()):
+                            v = dict(vals, conc=conc, node=node, runner=runner)
+                            env = {}
+                            for name, tmpl in cfg.point_env.items():
+                                r = render(tmpl, v)
+                                if r is not None:
+                                    env[name] = r
+                            env.update(extra)
+                            out.append(Point(key, v, node, env, line))
+        return out
+
+    return ctx.memo(("scripts", "points", key), compute)
+
+
+def _additional_settings(entry: dict) -> dict:
+    """`additional-settings: ["K=V", …]` of an entry and of its prefill/decode workers: the workflow
+    exports them before the launcher runs."""
+    out: dict = {}
+    for holder in (entry, entry.get("prefill"), entry.get("decode")):
+        if not isinstance(holder, dict):
+            continue
+        for item in holder.get("additional-settings") or []:
+            if isinstance(item, str) and "=" in item:
+                k, _, v = item.partition("=")
+                if re.fullmatch(r"[A-Za-z_]\w*", k.strip()):
+                    out.setdefault(k.strip(), v.strip())
+    return out
+
+
+def _entry_line(ki: KeyInfo, lines: list[str], n: int) -> int:
+    """Head line of the n-th `- ` item under a `search-space:` (best effort; the key's line otherwise)."""
+    count = -1
+    inside = False
+    indent = None
+    for i, raw in enumerate(lines):
+        s = raw.strip()
+        if s.startswith("search-space:"):
+            inside, indent = True, None
+            continue
+        if inside and s.startswith("- "):
+            ind = len(raw) - len(raw.lstrip())
+            if indent is None:
+                indent = ind
+            if ind == indent:
+                count += 1
+                if count == n:
+                    return ki.line + i
+    return ki.line
+
+
+# -- resolution -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EngineCommand:
+    """The engine server command a point launches."""
+
+    engine: str
+    argv: tuple[Arg, ...]  # from the engine's first word on
+    env: dict  # name → Var: the engine process's environment
+    path: str
+    line: int
+    guard: str | None
+
+    def flags(self) -> dict[str, list[Arg | None]]:
+        """`--name` (normalized: `_` → `-`) → its values in order (None for a flag given no value)."""
+        out: dict[str, list[Arg | None]] = {}
+        words = list(self.argv)
+        i = 0
+        while i < len(words):
+            w = words[i]
+            i += 1
+            t = w.text
+            if t is None or not t.startswith("--"):
+                continue
+            name, eq, val = t.partition("=")
+            name = "--" + name[2:].replace("_", "-")
+            if eq:
+                out.setdefault(name, []).append(Arg(val, w.path, w.line, val))
+                continue
+            nxt = words[i] if i < len(words) else None
+            if nxt is not None and (nxt.text is None or not nxt.text.startswith("-") or _negative(nxt.text)):
+                out.setdefault(name, []).append(nxt)
+                i += 1
+            else:
+                out.setdefault(name, []).append(None)
+        return out
+
+    def has_flag(self, *names: str) -> Arg | None:
+        """The first word that spells one of `names` (`--x` or `--x=…`), else None."""
+        want = {n.replace("_", "-") for n in names}
+        for w in self.argv:
+            if w.text and w.text.startswith("--") and w.text.split("=", 1)[0].replace("_", "-") in want:
+                return w
+        return None
+
+    def unknown_words(self) -> list[Arg]:
+        return [w for w in self.argv if not w.known]
+
+    def display(self) -> str:
+        return " ".join(str(w) for w in self.argv)
+
+
+def _negative(t: str) -> bool:
+    return bool(re.fullmatch(r"-\d+(\.\d+)?", t))
+
+
+@dataclass
+class Resolution:
+    """One point resolved as far as the review's files allow."""
+
+    point: Point
+    launcher: str | None = None  # the launcher file interpreted (symlinks followed)
+    launcher_link: str | None = None  # the launcher path as named, when it is a symlink
+    script: str | None = None  # the benchmark script the launcher runs
+    script_exists: bool | None = None
+    script_line: int | None = None  # launcher line that runs it
+    script_guard: str | None = None
+    engine: EngineCommand | None = None
+    engines: list[EngineCommand] = field(default_factory=list)  # every engine launch (branches)
+    launcher_result: Result | None = None
+    script_result: Result | None = None
+    unknown: list[str] = field(default_factory=list)
+    no_script: str | None = None  # why no benchmark script runs (e.g. handed off to another tool)
+
+    def chain(self) -> str:
+        parts = [f"key `{self.point.key}`", f"runner `{self.point.node}`"]
+        if self.launcher:
+            parts.append(f"`{self.launcher_link or self.launcher}`")
+        if self.script:
+            parts.append(f"`{self.script}`")
+        return " → ".join(parts)
+
+
+def _files(ctx: ReviewContext) -> Files:
+    def compute() -> Files:
+        cs = ctx.changeset
+        return Files(cs.head_bytes, cs.exists, cs.is_dir, parse_cache={})
+
+    return ctx.memo(("scripts", "files"), compute)
+
+
+def parsed(ctx: ReviewContext, path: str) -> Script | Unreadable:
+    """A head script parsed once per review (shared with the interpreter's cache)."""
+    return _files(ctx).script(path)
+
+
+def follow_links(ctx: ReviewContext, path: str) -> tuple[str | None, str | None]:
+    """(the file `path` resolves to through git symlinks, why not); a symlink's blob text is its target."""
+    cs = ctx.changeset
+    seen = 0
+    while cs.mode(path) == SYMLINK:
+        seen += 1
+        raw = cs.head_bytes(path)
+        if raw is None:
+            return None, f"`{path}` is a symlink whose target was not read"
+        target = raw.decode("utf-8", "replace").strip()
+        nxt = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+        if nxt.startswith("../") or target.startswith("/") or seen > MAX_LINKS:
+            return None, f"`{path}` links to `{target}`, outside the repository or too many links deep"
+        path = nxt
+    return path, None
+
+
+class _Memo:
+    """Interpretations keyed by the input values they actually read (points differing only in
+    values a file never reads share one interpretation)."""
+
+    def __init__(self):
+        self.entries: dict[str, list[tuple[dict, Any]]] = {}
+
+    def get(self, name: str, env: dict):
+        for reads, value in self.entries.get(name, ()):
+            if all(_same(env.get(k), v) for k, v in reads.items()):
+                return value
+        return None
+
+    def put(self, name: str, reads: dict, value) -> None:
+        self.entries.setdefault(name, []).append((reads, value))
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, Var):
+        a = a.scalar()
+    if isinstance(b, Var):
+        b = b.scalar()
+    if a is None or b is None:
+        return a is None and b is None
+    return a == b
+
+
+def _runtime(ctx: ReviewContext) -> dict:
+    return {n: Unknown(f"`${n}` comes from the runner at run time") for n in ctx.config.repo.scripts.runtime_env}
+
+
+def _interpret(ctx: ReviewContext, path: str, env: dict, root: str, kind: str) -> Result | str:
+    memo: _Memo = ctx.memo(("scripts", "interp-memo"), _Memo)
+    name = f"{kind}:{path}"
+    hit = memo.get(name, env)
+    if hit is not None:
+        return hit
+    script = parsed(ctx, path)
+    if isinstance(script, Unreadable):
+        return script.reason
+    it = Interpreter(_files(ctx), env, cwd=root.rstrip("/"), arg0=path)
+    result = it.run(script)
+    memo.put(name, dict(result.reads), result)
+    return result
+
+
+_SHELLS = ("bash", "sh")
+
+
+def _runs_script_at(words: tuple[Arg, ...], i: int) -> bool:
+    """Word i is what a shell runs: argv[0], after `bash`/`sh` (and its options), or the first
+    argument after the image of a `docker run --entrypoint=…bash`."""
+    if i == 0:
+        return True
+    j = i - 1
+    while j > 0 and words[j].known and (words[j].text or "").startswith("-") and words[j].text != "-c":
+        j -= 1
+    prev = words[j].text or ""
+    if posixpath.basename(prev) in _SHELLS:
+        return True
+    first = words[0].text or ""
+    return first == "docker" and any((w.text or "").startswith("--entrypoint") and "sh" in (w.text or "")
+                                     for w in words[:i])
+
+
+def _script_candidates(result: Result, root: str, ctx: ReviewContext) -> list[tuple[Launch, Arg]]:
+    """(launch, word) pairs where a launch runs a benchmark script (known or not)."""
+    out = []
+    for launch in result.launches:
+        words = launch.argv
+        for i, w in enumerate(words):
+            if not _runs_script_at(words, i):
+                continue
+            if w.known:
+                t = (w.text or "").removeprefix("./")
+                rel = root + t if root and not t.startswith(root) else t
+                if (ctx.kind(rel) == "scripts") and (rel.endswith(".sh") or rel.endswith(".slurm")):
+                    out.append((launch, Arg(rel, w.path, w.line, w.shape)))
+                    break
+            elif "benchmarks/" in w.shape and (".sh" in w.shape or w.shape.endswith("}") or w.shape.endswith('"')):
+                out.append((launch, w))
+                break
+    return out
+
+
+def _child_env(launch: Launch) -> dict:
+    """The environment a launched script sees: exported variables (+ `srun --export`, `docker -e`)."""
+    words = [w.text for w in launch.argv]
+    if words and words[0] == "docker":
+        env: dict = {}
+        it = iter(range(len(words)))
+        for i in it:
+            w = words[i]
+            if w in ("-e", "--env") and i + 1 < len(words):
+                spec = launch.argv[i + 1]
+                if spec.text is None:
+                    continue
+                name, eq, val = spec.text.partition("=")
+                if eq:
+                    env[name] = Var(val, path=spec.path, line=spec.line, exported=True)
+                elif name in launch.env:
+                    env[name] = launch.env[name]
+        return env
+    env = {k: v for k, v in launch.env.items()}
+    for w in launch.argv:
+        if w.text and w.text.startswith("--export="):
+            for part in w.text.split("=", 1)[1].split(","):
+                name, eq, val = part.partition("=")
+                if eq:
+                    env[name] = Var(val, path=w.path, line=w.line, exported=True)
+    return env
+
+
+def _engines(result: Result, script_path: str) -> list[EngineCommand]:
+    out = []
+    for launch in result.launches:
+        words = [w.text for w in launch.argv]
+        for engine, start in ENGINE_STARTS:
+            n = len(start)
+            for i in range(len(words) - n + 1):
+                if tuple(words[i:i + n]) == start or (n == 1 and posixpath.basename(words[i] or "") == start[0]):
+                    first = i if start[0] != "-m" else max(0, i - 1)
+                    out.append(EngineCommand(engine, launch.argv[first:], dict(launch.env), launch.path, launch.line,
+                                             launch.guard))
+                    break
+            else:
+                continue
+            break
+    # The script's own launches first (a library helper may start a router or a client).
+    out.sort(key=lambda e: (e.path != script_path, e.line))
+    return out
+
+
+def resolve_point(ctx: ReviewContext, point: Point) -> Resolution:
+    """Resolve one point (memoized per review by key, node and environment)."""
+    key = ("scripts", "resolution", point.key, point.node, tuple(sorted(point.env.items())))
+
+    def compute() -> Resolution:
+        return _resolve(ctx, point)
+
+    return ctx.memo(key, compute)
+
+
+def _resolve(ctx: ReviewContext, point: Point) -> Resolution:
+    res = Resolution(point)
+    cfg = ctx.config.repo.scripts
+    ki = master_keys(ctx, "head").get(point.key)
+    root = layout_root(ki.path) if ki is not None else ""
+    named = root + cfg.launcher.format(node=_node_prefix(point.node))
+    exists = ctx.changeset.exists(named)
+    if exists is False:
+        res.unknown.append(f"launcher `{named}` does not exist")
+        res.launcher = None
+        res.launcher_link = named
+        return res
+    target, why = follow_links(ctx, named)
+    if target is None:
+        res.unknown.append(why or "launcher not readable")
+        return res
+    res.launcher = target
+    if target != named:
+        res.launcher_link = named
+    env = {**_runtime(ctx), **point.env}
+    lr = _interpret(ctx, target, env, root, "launcher")
+    if isinstance(lr, str):
+        res.unknown.append(f"launcher `{target}`: {lr}")
+        return res
+    res.launcher_result = lr
+    cands = _script_candidates(lr, root, ctx)
+    if not cands:
+        res.no_script = "the launcher runs no benchmark script for this point" + (
+            f" ({'; '.join(lr.notes)})" if lr.notes else "")
+        return res
+    known = [(launch, w) for launch, w in cands if w.known]
+    unguarded = [(launch, w) for launch, w in known if launch.guard is None]
+    pick = (unguarded or known or cands)[0]
+    launch, word = pick
+    res.script_line = launch.line
+    res.script_guard = launch.guard
+    if not word.known:
+        res.unknown.append(f"script path `{word.shape}` (launcher line {launch.line}): {word.why}")
+        return res
+    res.script = word.text
+    res.script_exists = ctx.changeset.exists(word.text or "")
+    if res.script_exists is False:
+        return res
+    if len({w.text for _, w in known}) > 1:
+        res.unknown.append("the launcher picks between " + ", ".join(sorted({f"`{w.text}`" for _, w in known}))
+                           + " on conditions it cannot decide")
+    senv = _child_env(launch)
+    sr = _interpret(ctx, res.script, senv, root, "script")
+    if isinstance(sr, str):
+        res.unknown.append(f"script `{res.script}`: {sr}")
+        return res
+    res.script_result = sr
+    res.engines = _engines(sr, res.script)
+    res.engine = res.engines[0] if res.engines else None
+    if res.engine is None:
+        res.unknown.append(f"no engine server command found in `{res.script}`")
+    return res
+
+
+# -- which points a review resolves -----------------------------------------------------------
+
+
+@dataclass
+class ReviewPoints:
+    """Points this review resolves, grouped by key, and what was left out."""
+
+    keys: dict[str, str] = field(default_factory=dict)  # key → why it is resolved
+    points: list[Point] = field(default_factory=list)
+    skipped_keys: list[str] = field(default_factory=list)  # over the shared-file cap
+    skipped_points: int = 0
+
+
+def _script_stem_keys(ctx: ReviewContext, script_path: str) -> list[str]:
+    """Keys whose model prefix and precision match a script name (`<model>_<precision>_…`)."""
+    name = posixpath.basename(script_path)
+    parts = name.split("_")
+    if len(parts) < 3:
+        return []
+    model, precision = parts[0], parts[1]
+    out = []
+    for k, ki in master_keys(ctx, "head").items():
+        v = ki.value if isinstance(ki.value, dict) else None
+        if v and str(v.get("model-prefix")) == model and str(v.get("precision")) == precision:
+            out.append(k)
+    return out
+
+
+def review_points(ctx: ReviewContext) -> ReviewPoints:
+    def compute() -> ReviewPoints:
+        rp = ReviewPoints()
+        cfg = ctx.config.repo.scripts
+        for c in changed_keys(ctx):
+            if c.head is not None and isinstance(c.head.value, dict):
+                rp.keys.setdefault(c.key, f"the PR {'adds' if c.status == 'added' else 'changes'} it")
+        changed_scripts = [f.path for f in ctx.changeset.files
+                           if f.status != "removed" and ctx.kind(f.path) == "scripts"]
+        for p in changed_scripts:
+            for k in _script_stem_keys(ctx, p):
+                rp.keys.setdefault(k, f"its script may be `{p}`")
+        shared = [f.path for f in ctx.changeset.files if f.status != "removed" and (
+            ctx.kind(f.path) == "launchers" or f.path.endswith(cfg.library))]
+        if shared:
+            budget = cfg.max_keys
+            for p in shared:
+                for k in _keys_through(ctx, p):
+                    if k in rp.keys:
+                        continue
+                    if budget <= 0:
+                        rp.skipped_keys.append(k)
+                        continue
+                    budget -= 1
+                    rp.keys[k] = f"it runs through `{p}`"
+        for k in rp.keys:
+            pts = key_points(ctx, k)
+            room = cfg.max_points - len(rp.points)
+            if room <= 0:
+                rp.skipped_points += len(pts)
+                continue
+            rp.points.extend(pts[:room])
+            rp.skipped_points += max(0, len(pts) - room)
+        return rp
+
+    return ctx.memo(("scripts", "review-points"), compute)
+
+
+def _keys_through(ctx: ReviewContext, shared_path: str) -> list[str]:
+    """Head keys whose runner uses a launcher (or, for the library, every key), in file order."""
+    cfg = ctx.config.repo.scripts
+    keys = master_keys(ctx, "head")
+    if shared_path.endswith(cfg.library):
+        return list(keys)
+    out = []
+    base = posixpath.basename(shared_path)
+    for k, ki in keys.items():
+        v = ki.value if isinstance(ki.value, dict) else None
+        if not v:
+            continue
+        for node in runner_nodes(ctx, str(v.get("runner", ""))):
+            if posixpath.basename(cfg.launcher.format(node=_node_prefix(node))) == base:
+                out.append(k)
+                break
+    return out
+
+
+def resolutions(ctx: ReviewContext) -> list[Resolution]:
+    """Every point of `review_points`, resolved (memoized)."""
+    return ctx.memo(("scripts", "resolutions"), lambda: [resolve_point(ctx, p) for p in review_points(ctx).points])
+
+
+def resolutions_of(ctx: ReviewContext, script_path: str) -> list[Resolution]:
+    """Resolved points whose benchmark script is `script_path`."""
+    return [r for r in resolutions(ctx) if r.script == script_path]
+
+
+# -- what a review needs to read ----------------------------------------------------------------
+
+
+def siblings(ctx: ReviewContext, path: str) -> list[str]:
+    """Other scripts in the same directory (head listing), excluding `path`."""
+    d = posixpath.dirname(path)
+    cs = ctx.changeset
+    names = set(cs.tree) | {f.path for f in cs.files if f.status != "removed"} | set(cs.context)
+    return sorted(p for p in names if posixpath.dirname(p) == d and p != path and ctx.kind(p) == "scripts"
+                  and cs.mode(p) != "040000")
+
+
+def needed_paths(ctx: ReviewContext) -> set[str]:
+    """Head paths whose contents the script rules read and the changeset does not hold yet.
+
+    Call it on a changeset that holds the changed files, the master configs, runners.yaml, the
+    launchers' contents and the tree listing; it resolves every review point as far as those
+    allow (the launchers pick the scripts), and adds the library, the scripts the points run, the
+    sibling scripts of changed scripts (for the sibling comparison) and files they `source`.
+    """
+    cs = ctx.changeset
+    cfg = ctx.config.repo.scripts
+    want: set[str] = set()
+    changed_scripts = [f.path for f in cs.files if f.status != "removed" and ctx.kind(f.path) == "scripts"]
+    roots = {layout_root(p) for p in changed_scripts}
+    for r in resolutions(ctx):
+        if r.script:
+            want.add(r.script)
+            roots.add(layout_root(r.script))
+        if r.launcher:
+            want.add(r.launcher)
+    for p in changed_scripts:
+        want.update(siblings(ctx, p))
+    for root in roots:
+        want.add(root + cfg.library)
+    for p in list(want):
+        s = parsed(ctx, p) if cs.head_bytes(p) is not None else None
+        if isinstance(s, Script):
+            for c in s.commands_named("source", "."):
+                lit = c.literal_args()
+                if lit and lit[0]:
+                    want.add(posixpath.normpath(posixpath.join(posixpath.dirname(p), lit[0])))
+    return {p for p in want if cs.head_bytes(p) is None and cs.exists(p) is not False}
+
+
+def launcher_paths(paths: Iterable[str], config) -> list[str]:
+    """Launchers among `paths` (for a fetcher that reads the whole `runners/` directory)."""
+    from rules.config import path_matches
+    return [p for p in paths if path_matches(p, config.paths.launchers)]
+
+
+def script_dirs(changed: Iterable[str], config) -> set[str]:
+    """Directories whose listing (and launchers' text) a review of these changed paths needs:
+    `<root>runners` and `<root>benchmarks` for every layout root a relevant changed file sits in.
+    Empty when no changed file is a master config, runners.yaml, script, launcher or library."""
+    from rules.config import path_matches
+    p = config.paths
+    globs = (*p.master_configs, *p.runners, *p.scripts, *p.launchers)
+    out: set[str] = set()
+    for path in changed:
+        if path_matches(path, globs):
+            root = layout_root(path)
+            out.update({root + "runners", root + "benchmarks"})
+    return out
+
+
+def iter_unknown(res: Resolution) -> Iterator[str]:
+    yield from res.unknown
+    if res.engine is not None:
+        for w in res.engine.unknown_words():
+            yield f"`{w.shape}` ({w.path}:{w.line}): {w.why}"
+
+
+__all__ = ["EngineCommand", "Point", "Resolution", "ReviewPoints", "key_points", "needed_paths", "resolve_point",
+           "resolutions", "resolutions_of", "review_points", "siblings", "layout_root", "script_dirs",
+           "follow_links", "parse_yaml", "parse"]
