@@ -112,6 +112,7 @@ class Launch:
     guard: str | None = None  # an unknown condition (or loop) it runs under
     function: str | None = None  # function whose body it is in
     captured: bool = False  # inside `$(…)`: its output is a value, not a launch of its own
+    call: bool = False  # a call of a shell function (its body's launches follow as launches of their own)
 
     def words(self) -> list[str]:
         return [str(a) for a in self.argv]
@@ -653,11 +654,29 @@ class Interpreter:
 
     def _while(self, node: Node, path: str) -> bool | None:
         body = node.child_by_field_name("body")
-        for i, c in enumerate(node.children):
-            if node.field_name_for_child(i) == "condition" and c.is_named:
-                self._maybe(lambda c=c: self._stmt(c, path), f"loop at line {line_of(node)}")
+        conds = [c for i, c in enumerate(node.children) if node.field_name_for_child(i) == "condition" and c.is_named]
+        until = node.children[0].type == "until" if node.children else False
+        label = f"loop at line {line_of(node)}"
+        if node.type == "while_statement" and conds and body is not None:
+            # Iterate while the condition is known (e.g. `while (( X < CONC )); do X=$((X*2)); done`).
+            for _ in range(MAX_LOOP):
+                status = None
+                for c in conds:
+                    status = self._stmt(c, path)
+                if status is not None and until:
+                    status = not status
+                if status is False:
+                    return True
+                if status is None:
+                    break
+                try:
+                    self._stmt(body, path)
+                except _LoopBreak:
+                    return True
+        for c in conds:
+            self._maybe(lambda c=c: self._stmt(c, path), label)
         if body is not None:
-            self._maybe(lambda: self._stmt(body, path), f"loop at line {line_of(node)}")
+            self._maybe(lambda: self._stmt(body, path), label)
         return None
 
     def _arith_cmd(self, node: Node) -> bool | None:
@@ -808,6 +827,10 @@ class Interpreter:
 
     def _call(self, name: str, args: list[Arg], env_prefix, path: str, line: int) -> bool | None:
         body, fpath = self.functions[name]
+        env = {k: v for k, v in self.vars.items() if v.exported}
+        env.update(env_prefix)
+        self.result.launches.append(Launch((Arg(name, path, line, name), *args), env, path, line, line, self._guard(),
+                                           self.fn_stack[-1] if self.fn_stack else None, bool(self.capture), True))
         if self.depth >= MAX_DEPTH or self.fn_stack.count(name) >= 4:
             self.result.notes.append(f"function `{name}` not followed at {path}:{line}: calls nest too deep")
             self._launch([Arg(name, path, line, name), *args], env_prefix, path, line, line)

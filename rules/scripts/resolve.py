@@ -306,7 +306,8 @@ class EngineCommand:
         return None
 
     def unknown_words(self) -> list[Arg]:
-        return [w for w in self.argv if not w.known]
+        """Unknown words after the program (an unknown interpreter path, `$PYTHON -m …`, is no flag)."""
+        return [w for w in self.argv[1:] if not w.known]
 
     def display(self) -> str:
         return " ".join(str(w) for w in self.argv)
@@ -701,8 +702,10 @@ def needed_paths(ctx: ReviewContext) -> set[str]:
             roots.add(layout_root(r.script))
         if r.launcher:
             want.add(r.launcher)
+    from rules.scripts.siblings import candidates
     for p in changed_scripts:
         want.update(siblings(ctx, p))
+        want.update(candidates(ctx, p))
     for root in roots:
         want.add(root + cfg.library)
     for p in list(want):
@@ -746,3 +749,15 @@ def iter_unknown(res: Resolution) -> Iterator[str]:
 __all__ = ["EngineCommand", "Point", "Resolution", "ReviewPoints", "key_points", "needed_paths", "resolve_point",
            "resolutions", "resolutions_of", "review_points", "siblings", "layout_root", "script_dirs",
            "follow_links", "parse_yaml", "parse"]
+
+
+def standalone(ctx: ReviewContext, path: str) -> Result | str:
+    """A head script interpreted on its own: every point variable unknown (both sides of a branch on
+    one are followed), `$0` its own path, the working directory the repository root. Memoized."""
+    def compute():
+        cfg = ctx.config.repo.scripts
+        env = {n: Unknown(f"`${n}` is set per benchmark point") for n in cfg.point_env}
+        env.update(_runtime(ctx))
+        return _interpret(ctx, path, env, layout_root(path), "standalone")
+
+    return ctx.memo(("scripts", "standalone", path), compute)

