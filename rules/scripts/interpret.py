@@ -178,6 +178,10 @@ class _Budget(Exception):
     """The step budget ran out."""
 
 
+class _LoopBreak(Exception):
+    """`break` / `continue`: leaves the innermost loop being run."""
+
+
 _SPECIAL_READS = frozenset("?$!#-_")
 _PURE_CAPTURE = frozenset({"echo", "printf", "basename", "dirname", "pwd", "cd", "true", "false", ":", "test", "["})
 _IFS = re.compile(r"[ \t\n]+")
@@ -322,7 +326,7 @@ class Interpreter:
             self._block(script.root, script.path)
         except _Exit:
             self.result.exited = True
-        except _Return:
+        except (_Return, _LoopBreak):
             pass
         except _Budget:
             self.result.notes.append(f"interpretation stopped after {self.max_steps:,} steps")
@@ -483,6 +487,8 @@ class Interpreter:
             body()
         except (_Exit, _Return):
             exited = True
+        except _LoopBreak:
+            pass
         finally:
             self.guards.pop()
         after = self.vars
@@ -503,10 +509,10 @@ class Interpreter:
                 try:
                     body()
                     outcomes.append(self.vars)
-                except _Exit:
+                except (_Exit, _Return):
                     pass
-                except _Return:
-                    pass
+                except _LoopBreak:
+                    outcomes.append(self.vars)
         finally:
             self.guards.pop()
         if not outcomes:
@@ -845,6 +851,8 @@ class Interpreter:
             status = self._stmt(body, fpath)
         except _Return as r:
             status = r.args[0] if r.args else None
+        except _LoopBreak:
+            status = None
         finally:
             self.depth -= 1
             self.fn_stack.pop()
@@ -887,7 +895,7 @@ class Interpreter:
         self.source_stack.append(rel)
         try:
             self._block(script.root, rel)
-        except _Return:
+        except (_Return, _LoopBreak):
             pass
         finally:
             self.source_stack.pop()
@@ -1280,7 +1288,7 @@ class Interpreter:
         try:
             for c in node.named_children:
                 self._stmt(c, path)
-        except (_Exit, _Return):
+        except (_Exit, _Return, _LoopBreak):
             pass
         finally:
             self.depth -= 1
@@ -1468,10 +1476,6 @@ class Interpreter:
         if iv is None:
             return 0 if v == "" else Unknown(f"`{name}`=`{v}` is not an integer")
         return iv
-
-
-class _LoopBreak(Exception):
-    pass
 
 
 def _pow(a: int, b: int) -> int:

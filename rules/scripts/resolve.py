@@ -65,7 +65,8 @@ def layout_root(path: str) -> str:
             return ""
         i = path.find("/" + marker)
         if i >= 0:
-            return path[: i + 1]
+            # Older trees keep master configs under `.github/configs/` beside a root `runners/`.
+            return path[: i + 1].removesuffix(".github/")
     return ""
 
 
@@ -145,10 +146,13 @@ def runner_nodes(ctx: ReviewContext, label: str) -> list[str]:
         out: dict = {}
         for p in ctx.head_paths_of("runners"):
             doc = ctx.head_doc(p)
-            if doc.ok and isinstance(doc.data, dict) and isinstance(doc.data.get("labels"), dict):
-                for k, v in doc.data["labels"].items():
-                    if isinstance(v, list):
-                        out.setdefault(str(k), [str(n) for n in v if isinstance(n, str)])
+            if not doc.ok or not isinstance(doc.data, dict):
+                continue
+            # `labels: {label: [machines]}`; older files list `label: [machines]` at the top level.
+            table = doc.data.get("labels") if isinstance(doc.data.get("labels"), dict) else doc.data
+            for k, v in table.items():
+                if isinstance(v, list):
+                    out.setdefault(str(k), [str(n) for n in v if isinstance(n, str)])
         return out
 
     labels = ctx.memo(("scripts", "runner-labels"), compute)
@@ -175,6 +179,8 @@ def key_points(ctx: ReviewContext, key: str, info: KeyInfo | None = None) -> lis
             by_prefix.setdefault(_node_prefix(n), n)
         multinode = bool(value.get("multinode"))
         scen = value.get("scenarios") if isinstance(value.get("scenarios"), dict) else {}
+        if not scen and isinstance(value.get("seq-len-configs"), list):  # the layout before scenarios
+            scen = {"fixed-seq-len": value["seq-len-configs"]}
         out: list[Point] = []
         cfg = ctx.config.repo.scripts
         lines = ki.text.split("\n")

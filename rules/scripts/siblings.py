@@ -4,10 +4,10 @@ A single-node script is named `<model>_<precision>_<sku>[_<framework>][_mtp].sh`
 is the model prefix without its minor version (`glm5.1` → `glm5`, `minimaxm3` stays), its
 **vendor** comes from the SKU (`mi*` → amd, else nvidia), its **engine** from what it launches
 (`vllm serve`, `sglang.launch_server`, `trtllm-serve`, `atom`). Siblings are the other
-single-node scripts (every scenario directory, never `deprecated/`) of the same family, engine
-and vendor when at least `min_family` exist; otherwise of the same engine and vendor in the same
-directory. Vendor is part of both tiers because flags and environment differ between the ROCm
-and CUDA builds of every engine (`VLLM_USE_BREAKABLE_CUDAGRAPH`, `RCCL_*` vs `NCCL_*`).
+single-node scripts (every scenario directory, `deprecated/` included, never `speedbench/`) of the same family and
+engine when at least `min_family` exist; otherwise of the same engine and vendor in the same
+directory. Environment variables are compared with siblings of the same vendor only: they differ
+between the ROCm and CUDA builds of every engine (`VLLM_USE_BREAKABLE_CUDAGRAPH`, `RCCL_*`).
 
 `features(ctx, path)` lists what a script sets: engine flags (every `--name` word outside comments,
 in commands, arrays and strings) and environment variables (assigned, exported or prefixed
@@ -27,6 +27,7 @@ ENV_PREFIXES = ("SGLANG_", "VLLM_", "TRTLLM_", "TLLM_", "NCCL_", "RCCL_", "HIP_"
                 "CUDA_", "TORCH_", "PYTORCH_", "NVIDIA_", "MORI_", "UCX_", "FLASHINFER_", "NVSHMEM_", "MIOPEN_",
                 "GPU_", "AMD_", "TORCHINDUCTOR_", "SAFETENSORS_")
 _FLAG = re.compile(r"(?<![\w-])(--[a-zA-Z][\w-]*)")
+_ENGINE_WORD = re.compile(r"vllm serve|vllm\.entrypoints|sglang\.launch_server|sglang serve|trtllm-serve|atom\.entrypoints")
 _NAME = re.compile(r"^(?P<model>[a-z0-9.]+?)_(?P<precision>[a-z0-9]+)_(?P<sku>[a-z0-9]+)(?P<rest>(?:_[\w.-]+)*)\.sh$")
 
 
@@ -91,7 +92,15 @@ def features(ctx: ReviewContext, path: str, side: str = "head") -> Features | No
             return None
         code = _code_text(script)
         flags: dict = {}
-        for i, line in enumerate(code.split("\n"), start=1):
+        # Flags of helper and tool commands (the benchmark client, curl, pip, hf …) are not the
+        # engine's: blank those commands, keep engine launches, computed commands and assignments.
+        skip = bytearray(code.encode("utf-8"))
+        for c in script.commands:
+            if c.name is not None and not _ENGINE_WORD.search(text_of(c.node)):
+                n = c.node
+                skip[n.start_byte:n.end_byte] = b" " * (n.end_byte - n.start_byte)
+        engine_code = skip.decode("utf-8", "replace")
+        for i, line in enumerate(engine_code.split("\n"), start=1):
             for m in _FLAG.finditer(line):
                 flags.setdefault(m.group(1).split("=", 1)[0].replace("_", "-"), i)
         env: dict = {}
@@ -107,9 +116,11 @@ def features(ctx: ReviewContext, path: str, side: str = "head") -> Features | No
 
 
 def _single_node_dir(path: str) -> str | None:
-    """`<root>benchmarks/single_node` for a script under it (not deprecated), else None."""
-    m = re.match(r"^(.*?benchmarks/single_node)/(?:[^/]+/)?[^/]+\.sh$", path)
-    if not m or "/deprecated/" in path:
+    """`<root>benchmarks/single_node` for a benchmark script under it, else None (speedbench runs
+    are another kind of benchmark). Archived (`deprecated/`) scripts are siblings too: they record
+    how the family was run."""
+    m = re.match(r"^(.*?benchmarks/single_node)/(?:[^/]+/){0,2}[^/]+\.sh$", path)
+    if not m or "/speedbench/" in path:
         return None
     return m.group(1)
 
@@ -130,7 +141,7 @@ def candidates(ctx: ReviewContext, path: str) -> list[str]:
         q = name_parts(p)
         if q is None:
             continue
-        same_family = family_of(q[0]) == fam and vendor_of(q[2]) == vendor
+        same_family = family_of(q[0]) == fam
         same_dir = posixpath.dirname(p) == posixpath.dirname(path) and vendor_of(q[2]) == vendor
         if same_family or same_dir:
             out.append(p)
@@ -138,19 +149,22 @@ def candidates(ctx: ReviewContext, path: str) -> list[str]:
 
 
 def siblings_of(ctx: ReviewContext, path: str, min_family: int = 4,
-                mtp_only: bool = False) -> tuple[list[Features], str]:
-    """(siblings' features, which tier) for a script; empty when its engine is unknown."""
+                mtp_only: bool = False) -> tuple[list[Features], str, bool]:
+    """(siblings' features, which tier, family tier?) for a script; empty when its engine is unknown.
+
+    Tier 1: same family and engine (any vendor) when at least `min_family` exist; tier 2: same
+    engine and vendor in the same directory."""
     me = features(ctx, path)
     if me is None or me.engine is None or me.family is None:
-        return [], "no engine or name to compare by"
+        return [], "no engine or name to compare by", False
     feats = [f for f in (features(ctx, p) for p in candidates(ctx, path)) if f is not None and f.engine == me.engine
              and (not mtp_only or f.mtp)]
-    fam = [f for f in feats if f.family == me.family and f.vendor == me.vendor]
+    fam = [f for f in feats if f.family == me.family]
     if len(fam) >= min_family:
-        return fam, f"{me.family} {me.engine} scripts on {me.vendor}"
+        return fam, f"{me.family} {me.engine} scripts", True
     d = posixpath.dirname(path)
     tier2 = [f for f in feats if posixpath.dirname(f.path) == d and f.vendor == me.vendor]
-    return tier2, f"{me.engine} scripts on {me.vendor} in {d}"
+    return tier2, f"{me.engine} scripts on {me.vendor} in {d}", False
 
 
 def node_text(node) -> str:

@@ -59,7 +59,8 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed]:
         me = features(ctx, f.path)
         if me is None or not me.mtp or me.engine not in options.engine_env:
             continue
-        sibs, tier = siblings_of(ctx, f.path, mtp_only=True)
+        sibs, tier, _ = siblings_of(ctx, f.path, min_family=options.min_siblings, mtp_only=True)
+        sibs = [s for s in sibs if s.vendor == me.vendor] or sibs
         if len(sibs) < options.min_siblings:
             continue
         rs = [r for r in resolved_for(ctx, f.path) if spec_mtp(r) and r.engine is not None]

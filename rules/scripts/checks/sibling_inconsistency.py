@@ -30,13 +30,18 @@ from pydantic import Field
 
 from rules.config import RuleOptions
 from rules.context import ReviewContext
-from rules.finding import Passed, Problem, Severity
+from rules.finding import Passed, Problem, Severity, Skipped
 from rules.scripts.facts import changed_scripts
 from rules.scripts.siblings import features, siblings_of
 
 CODE = "RR412"
 NAME = "sibling-inconsistency"
 SEVERITY = Severity.NIT
+_ENGINE = re.compile(r"vllm serve|vllm\.entrypoints|sglang\.launch_server|sglang serve|trtllm-serve|atom\.entrypoints")
+# Prefix caching is a scenario decision (off for random prompts, on for agentic trace replay):
+# these flags are compared only with siblings in the same scenario directory.
+SCENARIO_FLAGS = ("--disable-radix-cache", "--no-enable-prefix-caching", "--enable-prefix-caching",
+                  "--enable-hierarchical-cache")
 _SPEC = re.compile(r"specul|spec[-_]|mtp|eagle|draft|SPEC", re.I)
 # Flags that name the run rather than configure the engine (always per script).
 _IDENTITY = ("--model", "--model-path", "--served-model-name", "--result-filename", "--result-dir", "--port", "--host")
@@ -45,54 +50,83 @@ _IDENTITY = ("--model", "--model-path", "--served-model-name", "--result-filenam
 class Options(RuleOptions):
     threshold: float = Field(default=0.8, gt=0, le=1)
     min_siblings: int = Field(default=4, ge=1)
+    max_reported: int = Field(default=3, ge=1)  # per script; more differences than this in tier 2: skipped
 
 
-def _anchor(ctx: ReviewContext, path: str, me) -> int:
-    """The engine launch line (where a missing flag would go)."""
+def _anchor(ctx: ReviewContext, path: str, me) -> tuple[int, int | None]:
+    """The engine launch line (where a missing flag would go): the first command, or array or
+    string assignment, that starts the engine."""
+    from rules.scripts.parse import Script
     from rules.scripts.resolve import parsed
-    from rules.scripts.parse import Unreadable
     s = parsed(ctx, path)
-    if isinstance(s, Unreadable):
-        return 1
-    for i, raw in enumerate(s.lines, start=1):
-        code = raw.split("#", 1)[0]
-        if re.search(r"vllm serve|sglang\.launch_server|sglang serve|trtllm-serve|atom\.entrypoints", code):
-            return i
-    return 1
+    if not isinstance(s, Script):
+        return 1, None
+    for stmt in s.statements():
+        if stmt.node.type in ("command", "variable_assignment") and _ENGINE.search(stmt.text):
+            if stmt.node.type == "command" and stmt.name in ("echo", "printf", "cat", "tee"):
+                continue
+            return stmt.line, stmt.end_line
+    return 1, None
 
 
-def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed]:
+def _scenario(path: str) -> str:
+    """`fixed_seq_len` / `agentic` (an archived script counts in its parent's scenario)."""
+    parts = path.split("/")
+    parts = [p for p in parts[:-1] if p != "deprecated"]
+    return parts[-1] if parts else ""
+
+
+def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | Skipped]:
     for f in changed_scripts(ctx):
         me = features(ctx, f.path)
         if me is None or me.engine is None:
             continue
-        sibs, tier = siblings_of(ctx, f.path, min_family=options.min_siblings)
+        sibs, tier, family = siblings_of(ctx, f.path, min_family=options.min_siblings)
         if len(sibs) < options.min_siblings:
             continue
         base = features(ctx, f.base_path, "base") if f.status in ("modified", "renamed") else None
         missing = []
-        for kind, mine, was in (("flag", me.flags, base.flags if base else None),
-                                ("variable", me.env, base.env if base else None)):
+        same_vendor = [s for s in sibs if s.vendor == me.vendor]
+        for kind, mine, was, pool in (("flag", me.flags, base.flags if base else None, sibs),
+                                      ("variable", me.env, base.env if base else None, same_vendor)):
+            if len(pool) < options.min_siblings:
+                continue
             counts: dict[str, list[str]] = {}
-            for s in sibs:
+            for s in pool:
                 for name in (s.flags if kind == "flag" else s.env):
                     counts.setdefault(name, []).append(s.path)
-            for name, who in sorted(counts.items()):
+            for name, who in counts.items():
                 if _SPEC.search(name) or name in _IDENTITY or name in mine:
                     continue
-                if len(who) / len(sibs) < options.threshold:
+                total = len(pool)
+                if name in SCENARIO_FLAGS:
+                    scen = [s for s in pool if _scenario(s.path) == _scenario(f.path)]
+                    who = [p for p in who if _scenario(p) == _scenario(f.path)]
+                    total = len(scen)
+                    if total < options.min_siblings:
+                        continue
+                if len(who) / total < options.threshold:
                     continue
                 if was is not None and name not in was:
                     continue  # absent before this PR too: not this PR's change
-                missing.append((kind, name, who))
+                missing.append((len(who) / total, kind, name, who, total))
         if not missing:
             yield Passed(f"{f.path}: sets every flag and variable that ≥{options.threshold:.0%} of {len(sibs)} "
                          f"siblings ({tier}) set", path=f.path)
             continue
-        line = _anchor(ctx, f.path, me)
-        for kind, name, who in missing:
+        if len(missing) > options.max_reported and not family:
+            yield Skipped(f"{f.path}: differs from its {len(sibs)} siblings ({tier}) in {len(missing)} flags and "
+                          "variables: a different recipe, not a slip; not compared", path=f.path)
+            continue
+        missing.sort(key=lambda m: (m[1] != "variable", -m[0], m[2]))  # variables first: the usual slip
+        line, end = _anchor(ctx, f.path, me)
+        for share, kind, name, who, n in missing[: options.max_reported]:
             verb = "drops" if base is not None else "lacks"
             shown = ", ".join(f"`{p.rsplit('/', 1)[-1]}`" for p in who[:4]) + (" …" if len(who) > 4 else "")
+            extra = () if len(missing) <= options.max_reported else (
+                f"{len(missing) - options.max_reported} more: "
+                + ", ".join(f"`{m[2]}`" for m in missing[options.max_reported:options.max_reported + 6]),)
             yield Problem(f.path, line,
-                          f"script {verb} {kind} `{name}`, which {len(who)} of {len(sibs)} siblings set",
-                          evidence=(f"siblings: {tier}", f"set by {shown}"))
+                          f"script {verb} {kind} `{name}`, which {len(who)} of {n} siblings set",
+                          end_line=end if end and end > line else None,
+                          evidence=(f"siblings: {tier}", f"set by {shown}", *extra))

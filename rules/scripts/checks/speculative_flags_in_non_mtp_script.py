@@ -14,7 +14,9 @@ Move the speculative flags to the `_mtp.sh` script (and key), or make them depen
 `SPEC_DECODING`.
 
 The engine command is resolved per point (`rules.scripts.resolve`): a flag under
-`if [[ "$SPEC_DECODING" == mtp ]]` is not passed to a non-MTP point and is not reported.
+`if [[ "$SPEC_DECODING" == mtp ]]` is not passed to a non-MTP point and is not reported. A
+script without the `_mtp` suffix that no non-MTP point reaches is read as written: speculative
+flags on lines the PR adds, outside a condition on SPEC_DECODING/MTP, are reported.
 """
 from collections.abc import Iterator
 import re
@@ -22,15 +24,41 @@ import re
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
-from rules.scripts.facts import changed_key_names, groups, spec_mtp
+from rules.scripts.facts import changed_key_names, changed_scripts, groups, resolved_for, spec_mtp, touched
+from rules.scripts.parse import Script
+from rules.scripts.resolve import parsed
 
 CODE = "RR410"
 NAME = "speculative-flags-in-non-mtp-script"
 SEVERITY = Severity.BLOCKING
 SPEC_FLAG = re.compile(r"^--(?:speculative[\w-]*|num-speculative-tokens|spec-[\w-]+)(?:=|$)")
+_ANY_SPEC = re.compile(r"(?<![\w-])--(?:speculative[\w-]*|num-speculative-tokens)(?![\w-])")
+_GUARD = re.compile(r"SPEC|MTP|mtp|EAGLE", re.I)
+
+
+def _static(ctx: ReviewContext, path: str) -> Iterator[Problem]:
+    """A non-MTP-named script no non-MTP point resolved to: its own speculative flags, unguarded."""
+    script = parsed(ctx, path)
+    if not isinstance(script, Script):
+        return
+    lines = touched(ctx, path) or set()
+    for stmt in script.statements():
+        for line in script.flag_lines(stmt.node, _ANY_SPEC):
+            if line not in lines or any(_GUARD.search(c.text) for c in stmt.conditions):
+                continue
+            flag = _ANY_SPEC.search(script.lines[line - 1]).group(0)
+            yield Problem(path, line, f"non-MTP script `{path.rsplit('/', 1)[-1]}` passes `{flag}`",
+                          evidence=("the file name has no `_mtp` suffix, so its results are published as plain decoding",
+                                    "no enclosing condition mentions SPEC_DECODING/MTP"))
+            return
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed]:
+    for f in changed_scripts(ctx):
+        name = f.path.rsplit("/", 1)[-1]
+        if "/single_node/" in f.path and not name.endswith("_mtp.sh") and not any(
+                not spec_mtp(r) for r in resolved_for(ctx, f.path)):
+            yield from _static(ctx, f.path)
     changed = {f.path for f in ctx.changeset.files if f.status != "removed"}
     keys = changed_key_names(ctx)
     seen = set()

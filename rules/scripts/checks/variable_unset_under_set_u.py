@@ -12,13 +12,17 @@ does not set it (#2674), and a misspelled variable kills all of them.
 ## Fix
 Read it with a default (`${EVAL_ONLY:-false}`), set it earlier, or list it in `check_env_vars`.
 
-A variable counts as set when the script or a file it sources assigns it (anywhere: `X=`,
-`export`, `local`, `read`, `for X in`, `printf -v`), when `check_env_vars` validates it, when
-the benchmark workflow passes it (`scripts.point_env`) or the runner provides it
-(`scripts.runtime_env`). Removing a default is reported even for a variable the workflow
-passes: not every launcher path passes it. Only lines the PR adds are checked.
+Three cases are reported, on lines the PR adds at the top level of a script under `set -u`:
+the base version read the variable with a default and this one reads it bare (even for a
+variable the workflow passes: not every launcher path passes it); the variable is first set
+further down; or nothing sets it and its name is one letter away from one that is set (a
+misspelling). A variable counts as set when the script or a file it sources assigns it
+(`X=`, `export`, `local`, `read`, `for X in`, `printf -v`), `check_env_vars` validates it, the
+workflow passes it (`scripts.point_env`) or the runner provides it (`scripts.runtime_env`). Other
+unset reads are left alone: the container and the scheduler set variables a review cannot see.
 """
 from collections.abc import Iterator
+import difflib
 
 from rules.config import RuleOptions
 from rules.context import ReviewContext
@@ -56,6 +60,18 @@ def _set_names(script: Script) -> set[str]:
     return names
 
 
+def _one_edit(a: str, b: str) -> bool:
+    """a and b differ by one inserted, deleted, replaced or swapped character."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+                                  and a[diff[1]] == b[diff[0]])
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
 def _defaulted(raw: bytes | None, path: str) -> set[str]:
     s = parse(path, raw) if raw is not None else None
     if not isinstance(s, Script):
@@ -86,28 +102,41 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                     if isinstance(lib, Script):
                         known |= _set_names(lib)
         before = _defaulted(f.base, f.base_path) if f.status != "added" else set()
+        first_set: dict[str, int] = {}
+        for a in script.assignments:
+            if a.function is None and not a.conditions:
+                first_set[a.name] = min(first_set.get(a.name, a.line), a.line)
+        validated = {a for c in script.commands_named("check_env_vars") for a in c.literal_args() if a}
+        everything = known | provided
         reported = set()
         checked = 0
         for ref in script.references:
             if ref.has_default or ref.line not in lines or ref.name in _SPECIAL or ref.name.isdigit():
                 continue
-            if not script.option_at("u", ref.line) and ref.function is None:
-                continue
-            if ref.function is not None and not any("u" in s.on for s in script.set_options if s.line < ref.line):
+            if ref.function is not None or not script.option_at("u", ref.line):
                 continue
             checked += 1
-            removed_default = ref.name in before and ref.name not in known
-            if ref.name in known and not removed_default:
-                continue
-            if ref.name in provided and not removed_default:
-                continue
             if ref.name in reported:
                 continue
-            reported.add(ref.name)
             shown = ref.node.text.decode("utf-8", "replace")
-            why = (f"the base version read it with a default; this line reads `{shown}` bare"
-                   if ref.name in before else "nothing in the script, its library or the launch environment sets it")
+            why = None
+            if ref.name in before and ref.name not in validated and not (
+                    ref.name in first_set and first_set[ref.name] < ref.line):
+                why = f"the base version read it with a default; this line reads `{shown}` bare"
+            elif ref.name in first_set and first_set[ref.name] > ref.line and ref.name not in provided \
+                    and ref.name not in validated and not any(a.name == ref.name and a.line < ref.line
+                                                              for a in script.assignments):
+                why = f"it is first set at line {first_set[ref.name]}, after this read"
+            elif ref.name not in everything:
+                close = [n for n in difflib.get_close_matches(ref.name, sorted(everything), n=3, cutoff=0.8)
+                         if _one_edit(ref.name, n)]
+                if close:
+                    why = f"nothing sets it; did you mean `{close[0]}`?"
+            if why is None:
+                continue
+            reported.add(ref.name)
             yield Problem(f.path, ref.line, f"`{shown}` is read under `set -u` with no default: {why}",
-                          evidence=(f"`set -u` in force since line {next(s.line for s in script.set_options if 'u' in s.on)}",))
+                          evidence=(f"`set -u` in force since line "
+                                    f"{next(s.line for s in script.set_options if 'u' in s.on)}",))
         if checked and not reported:
             yield Passed(f"{f.path}: {checked} reads on added lines under `set -u` are set or defaulted", path=f.path)
