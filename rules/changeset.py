@@ -95,10 +95,15 @@ class ChangeSet:
             return f.status != "removed"
         if path in self.tree or path in self.listed or path in self.context:
             return True
-        parent = path.rsplit("/", 1)[0] if "/" in path else ""
-        if parent in self.listed:
-            return False
-        return None
+        # Walk up to the nearest listed directory: a missing child on the way means absent.
+        child = path
+        while True:
+            parent = child.rsplit("/", 1)[0] if "/" in child else ""
+            if parent in self.listed:
+                return False if child not in self.tree else None
+            if parent == "" or parent in self.tree:
+                return None
+            child = parent
 
     def is_dir(self, path: str) -> bool | None:
         """Whether `path` is a directory at head (None when the listing does not cover it)."""

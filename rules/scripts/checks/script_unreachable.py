@@ -13,7 +13,7 @@ the non-MTP script; #1222: `…_vllm_mtp.sh` where the H200 launchers build `…
 ## Fix
 Rename the script to what the launcher builds, or teach the launcher the suffix.
 
-A key is "meant for" the script when its model prefix and precision match the script's name,
+The finding sits on the script's first command. A key is "meant for" the script when its model prefix and precision match the script's name,
 it runs on the SKU the name carries, and its spec-decoding matches the name's `_mtp` suffix.
 """
 from collections.abc import Iterator
@@ -23,7 +23,8 @@ from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
 from rules.scripts.facts import changed_scripts, spec_mtp
-from rules.scripts.resolve import resolutions
+from rules.scripts.parse import Script
+from rules.scripts.resolve import parsed, resolutions
 
 CODE = "RR402"
 NAME = "script-unreachable"
@@ -59,8 +60,10 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
         if not meant:
             continue
         r = meant[0]
+        script = parsed(ctx, f.path)
+        line = script.commands[0].line if isinstance(script, Script) and script.commands else 1
         others = sorted({x.point.key for x in meant})
-        yield Problem(f.path, 1,
+        yield Problem(f.path, line,
                       f"no key runs `{name}`: key `{r.point.key}` on runner `{r.point.node}` runs "
                       f"`{posixpath.basename(r.script or '')}` instead",
                       evidence=(f"{r.chain()} (launcher line {r.script_line})",
