@@ -169,3 +169,17 @@ def siblings_of(ctx: ReviewContext, path: str, min_family: int = 4,
 
 def node_text(node) -> str:
     return text_of(node)
+
+
+def engine_statement(ctx: ReviewContext, path: str) -> tuple[int, int | None]:
+    """(first line, last line) of the statement that starts the engine: a command, or the array or
+    string assignment holding its command line; (1, None) when none is found."""
+    s = parsed(ctx, path)
+    if not isinstance(s, Script):
+        return 1, None
+    for stmt in s.statements():
+        if stmt.node.type in ("command", "variable_assignment") and _ENGINE_WORD.search(stmt.text):
+            if stmt.node.type == "command" and stmt.name in ("echo", "printf", "cat", "tee"):
+                continue
+            return stmt.line, stmt.end_line
+    return 1, None

@@ -32,7 +32,7 @@ from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
 from rules.scripts.facts import changed_scripts, resolved_for, spec_mtp
-from rules.scripts.siblings import features, siblings_of
+from rules.scripts.siblings import engine_statement, features, siblings_of
 
 CODE = "RR411"
 NAME = "mtp-environment-missing"
@@ -49,9 +49,7 @@ def _engine_line(ctx: ReviewContext, path: str, rs) -> int:
     for r in rs:
         if r.engine is not None and r.engine.path == path:
             return r.engine.line
-    me = features(ctx, path)
-    flags = me.flags if me else {}
-    return min((line for f, line in flags.items() if f.startswith("--speculative")), default=1)
+    return engine_statement(ctx, path)[0]
 
 
 def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed]:

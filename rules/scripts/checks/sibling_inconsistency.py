@@ -32,12 +32,11 @@ from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
 from rules.scripts.facts import changed_scripts
-from rules.scripts.siblings import features, siblings_of
+from rules.scripts.siblings import engine_statement, features, siblings_of
 
 CODE = "RR412"
 NAME = "sibling-inconsistency"
 SEVERITY = Severity.NIT
-_ENGINE = re.compile(r"vllm serve|vllm\.entrypoints|sglang\.launch_server|sglang serve|trtllm-serve|atom\.entrypoints")
 # Prefix caching is a scenario decision (off for random prompts, on for agentic trace replay):
 # these flags are compared only with siblings in the same scenario directory.
 SCENARIO_FLAGS = ("--disable-radix-cache", "--no-enable-prefix-caching", "--enable-prefix-caching",
@@ -51,22 +50,6 @@ class Options(RuleOptions):
     threshold: float = Field(default=0.8, gt=0, le=1)
     min_siblings: int = Field(default=4, ge=1)
     max_reported: int = Field(default=3, ge=1)  # per script; more differences than this in tier 2: skipped
-
-
-def _anchor(ctx: ReviewContext, path: str, me) -> tuple[int, int | None]:
-    """The engine launch line (where a missing flag would go): the first command, or array or
-    string assignment, that starts the engine."""
-    from rules.scripts.parse import Script
-    from rules.scripts.resolve import parsed
-    s = parsed(ctx, path)
-    if not isinstance(s, Script):
-        return 1, None
-    for stmt in s.statements():
-        if stmt.node.type in ("command", "variable_assignment") and _ENGINE.search(stmt.text):
-            if stmt.node.type == "command" and stmt.name in ("echo", "printf", "cat", "tee"):
-                continue
-            return stmt.line, stmt.end_line
-    return 1, None
 
 
 def _scenario(path: str) -> str:
@@ -119,7 +102,7 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
                           "variables: a different recipe, not a slip; not compared", path=f.path)
             continue
         missing.sort(key=lambda m: (m[1] != "variable", -m[0], m[2]))  # variables first: the usual slip
-        line, end = _anchor(ctx, f.path, me)
+        line, end = engine_statement(ctx, f.path)
         for share, kind, name, who, n in missing[: options.max_reported]:
             verb = "drops" if base is not None else "lacks"
             shown = ", ".join(f"`{p.rsplit('/', 1)[-1]}`" for p in who[:4]) + (" …" if len(who) > 4 else "")

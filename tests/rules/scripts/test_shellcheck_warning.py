@@ -1,0 +1,17 @@
+"""RR415: curated ShellCheck warnings on added lines."""
+from rules import run
+from rules.scripts.checks import shellcheck_warning as rule
+from tests.rules.scripts_helpers import repo, script_path
+
+P = script_path("x_fp8_b200.sh")
+
+
+def test_misspelled_lowercase_variable_and_split_array_are_nits():
+    text = '#!/bin/bash\nserver_log=/tmp/s\necho "$server_lgo"\nARGS=( $EXTRA )\nvllm serve "$MODEL" $EXTRA\n'
+    got = [(f.line, f.message.split(":")[0], f.blocking) for f in run(repo({P: text}), rules=[rule]).findings]
+    assert got == [(3, "ShellCheck SC2154", False), (4, "ShellCheck SC2206", False)]
+
+
+def test_symlinked_launcher_is_not_checked():
+    r = run(repo({"runners/launch_x.sh": "launch_b200-nb.sh"}, modes={"runners/launch_x.sh": "120000"}), rules=[rule])
+    assert r.findings == [] and r.checks == []
