@@ -17,7 +17,7 @@ the defaults plus the list of errors so the caller can report them once.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from wcmatch import glob
@@ -118,6 +118,15 @@ DEFAULT_RUNTIME_ENV: tuple[str, ...] = (
     "GITHUB_RUN_ID", "GITHUB_SHA", "PWD")
 
 
+# Launcher inputs that decide which script runs; the launcher pass leaves every other point value
+# unknown (so points differing only in, say, concurrency share one launcher interpretation) and
+# fills those values back into the environment the script receives. A path that comes out unknown
+# is interpreted again with every value.
+DEFAULT_LAUNCHER_INPUTS: tuple[str, ...] = (
+    "EXP_NAME", "MODEL_PREFIX", "PRECISION", "FRAMEWORK", "SPEC_DECODING", "SCENARIO_SUBDIR", "SCENARIO_TYPE",
+    "IS_AGENTIC", "IS_MULTINODE", "DISAGG", "KV_OFFLOADING", "KV_OFFLOAD_BACKEND", "RUNNER_NAME", "RUNNER_TYPE")
+
+
 class ScriptsConfig(BaseModel):
     """How a master-config point reaches its launcher, benchmark script and engine command.
 
@@ -134,12 +143,19 @@ class ScriptsConfig(BaseModel):
     library: str = "benchmarks/benchmark_lib.sh"
     # Environment the workflow passes to the launcher per point (see DEFAULT_POINT_ENV).
     point_env: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_POINT_ENV))
+    # Point values the launcher pass keeps (see DEFAULT_LAUNCHER_INPUTS).
+    launcher_inputs: tuple[str, ...] = DEFAULT_LAUNCHER_INPUTS
     # Variables whose run-time values a review cannot know.
     runtime_env: tuple[str, ...] = DEFAULT_RUNTIME_ENV
     # When a shared file changes (a launcher, the library), resolve at most this many keys through it.
     max_keys: int = Field(default=40, ge=0, le=10_000)
     # Points (one per search-space entry, concurrency and runner machine) resolved per review.
     max_points: int = Field(default=1500, ge=0, le=100_000)
+    # Concurrencies resolved per search-space entry: "ends" (lowest and highest: both sides of a
+    # `CONC` threshold in practice, at a fraction of the cost) or "all".
+    concurrencies: Literal["ends", "all"] = "ends"
+    # Scripts are interpreted for at most this many points each (every point's launcher still is).
+    points_per_script: int = Field(default=2, ge=1, le=10_000)
 
 
 class RepoConfig(BaseModel):

@@ -17,7 +17,10 @@ file and line its text came from. It understands:
 - `$(…)` / backticks only for pure forms: `echo`, `printf`, `basename`, `dirname`, `pwd`, `cd`,
   `true`/`false` and tests; anything else in a substitution makes its value unknown;
 - `eval` and `bash -c` of a *known* string are parsed and interpreted like the rest (data, never
-  run); of an unknown string they are recorded as unknown.
+  run); of an unknown string they are recorded as unknown;
+- functions: the bodies of functions the interpreted file defines are followed; a function from a
+  sourced file (the benchmark library's harness helpers) is recorded as a call and not followed
+  (`follow_library=True` follows it), and every global it assigns becomes unknown.
 
 Whatever it cannot know stays `Unknown` with the reason (`$(curl …)`, `read`, a branch on an
 unknown value: both branches are interpreted and every variable they set differently becomes
@@ -28,12 +31,14 @@ a note, never a hang).
 """
 from __future__ import annotations
 
+import hashlib
 import posixpath
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
-from rules.scripts.parse import Node, Script, Unreadable, end_line_of, line_of, literal, parse, text_of
+from rules.scripts.parse import Node, Script, SharedParses, Unreadable, end_line_of, line_of, literal, parse, text_of
 
 MAX_STEPS = 200_000  # nodes evaluated per interpretation
 MAX_DEPTH = 16  # function calls / eval / bash -c nesting
@@ -141,17 +146,25 @@ class Result:
     reads: dict[str, "str | Unknown | None"] = field(default_factory=dict)  # inputs read: name → value seen
     notes: list[str] = field(default_factory=list)  # budget, depth, loops: why a result may be partial
     exited: bool = False
+    questions: dict = field(default_factory=dict)  # (kind, path) → answer: what the listing and files said
 
 
 class Files:
-    """What the interpreter may read: file bytes and the tree listing (both pure data)."""
+    """What the interpreter may read: file bytes and the tree listing (both pure data).
+
+    Every question asked is remembered in `seen` (path → the answer, and for a file read, its
+    content digest), so an interpretation can be reused only where the same questions get the same
+    answers."""
 
     def __init__(self, read: Callable[[str], bytes | None], exists: Callable[[str], bool | None],
-                 is_dir: Callable[[str], bool | None], parse_cache: dict | None = None):
+                 is_dir: Callable[[str], bool | None], parse_cache: dict | None = None,
+                 shared: "SharedParses | None" = None):
         self._read = read
         self._exists = exists
         self._is_dir = is_dir
         self._cache = parse_cache if parse_cache is not None else {}
+        self._shared = shared
+        self._digests: dict[str, str | None] = {}
 
     def exists(self, path: str) -> bool | None:
         """True/False when the listing says (file or directory), None when it does not cover `path`."""
@@ -160,9 +173,24 @@ class Files:
     def is_dir(self, path: str) -> bool | None:
         return self._is_dir(path)
 
+    def digest(self, path: str) -> str | None:
+        if path not in self._digests:
+            raw = self._read(path)
+            self._digests[path] = None if raw is None else hashlib.sha1(raw).hexdigest()
+        return self._digests[path]
+
+    def answers(self, questions: Mapping[tuple[str, str], object]) -> bool:
+        """Whether every recorded question (kind, path) still gets its recorded answer."""
+        for (kind, path), answer in questions.items():
+            now = self.exists(path) if kind == "exists" else self.is_dir(path) if kind == "is_dir" else self.digest(path)
+            if now != answer:
+                return False
+        return True
+
     def script(self, path: str) -> Script | Unreadable:
         if path not in self._cache:
-            self._cache[path] = parse(path, self._read(path))
+            raw = self._read(path)
+            self._cache[path] = self._shared.parse(path, raw) if self._shared is not None else parse(path, raw)
         return self._cache[path]
 
 
@@ -294,7 +322,8 @@ class Interpreter:
     """Interpret one script (and what it sources or calls) with a given environment."""
 
     def __init__(self, files: Files, env: Mapping[str, "str | Unknown | Var"] | None = None, cwd: str = "",
-                 arg0: str | None = None, args: Iterable[str] = (), max_steps: int = MAX_STEPS):
+                 arg0: str | None = None, args: Iterable[str] = (), max_steps: int = MAX_STEPS,
+                 follow_library: bool = False):
         self.files = files
         self.cwd = cwd  # repository-relative working directory ("" = repository root)
         self.vars: dict[str, Var] = {}
@@ -316,14 +345,26 @@ class Interpreter:
         self.capture: list[list[str | Unknown]] = []  # output buffers of `$(…)` being evaluated
         self.nounset = False
         self._cwd_unknown = False
+        self.follow_library = follow_library  # interpret bodies of functions defined in sourced files
+        self.main = ""  # the file `run` interprets
 
     # -- entry points ----------------------------------------------------------------------------
-    def run(self, script: Script) -> Result:
+    def run(self, script: Script, stop_after: int | None = None) -> Result:
+        """Interpret `script`; with `stop_after` (a byte offset), stop after the top-level statement
+        that ends there or later."""
         self.source_stack.append(script.path)
+        self.main = script.path
+        self.result.questions[("digest", script.path)] = self.files.digest(script.path)
         if self.arg0 is None:
             self.arg0 = script.path
         try:
-            self._block(script.root, script.path)
+            if stop_after is None:
+                self._block(script.root, script.path)
+            else:
+                for c in script.root.named_children:
+                    if c.start_byte > stop_after:
+                        break
+                    self._stmt(c, script.path)
         except _Exit:
             self.result.exited = True
         except (_Return, _LoopBreak):
@@ -354,6 +395,11 @@ class Interpreter:
             var = replace(var, exported=True)
         self.inputs.discard(name)
         self.vars[name] = var
+
+    def _ask(self, kind: str, path: str):
+        answer = self.files.exists(path) if kind == "exists" else self.files.is_dir(path)
+        self.result.questions[(kind, path)] = answer
+        return answer
 
     def _guard(self) -> str | None:
         return "; ".join(self.guards) if self.guards else None
@@ -837,6 +883,16 @@ class Interpreter:
         env.update(env_prefix)
         self.result.launches.append(Launch((Arg(name, path, line, name), *args), env, path, line, line, self._guard(),
                                            self.fn_stack[-1] if self.fn_stack else None, bool(self.capture), True))
+        if fpath != self.main and not self.follow_library:
+            # A library function (defined in a sourced file) is not followed: its body is the
+            # harness, not the point's command line. What it may set becomes unknown.
+            script = self.files.script(fpath)
+            if isinstance(script, Script):
+                for a in script.assignments:
+                    if a.function == name and a.declaration not in ("local", "prefix"):
+                        self._set(a.name, Var(Unknown(f"set by `{name}` ({fpath}:{a.line})"), path=fpath,
+                                              line=a.line, exported=a.declaration == "export"))
+            return None
         if self.depth >= MAX_DEPTH or self.fn_stack.count(name) >= 4:
             self.result.notes.append(f"function `{name}` not followed at {path}:{line}: calls nest too deep")
             self._launch([Arg(name, path, line, name), *args], env_prefix, path, line, line)
@@ -879,7 +935,8 @@ class Interpreter:
             self.result.sources.append(SourceEvent(path, line, None, shape, None, False,
                                                    "absolute path or outside the repository"))
             return None
-        exists = self.files.exists(rel)
+        exists = self._ask("exists", rel)
+        self.result.questions[("digest", rel)] = self.files.digest(rel)
         if rel in self.source_stack or len(self.source_stack) > MAX_SOURCE_DEPTH:
             self.result.sources.append(SourceEvent(path, line, rel, shape, exists, False, "source loop"))
             self.result.notes.append(f"`source {rel}` at {path}:{line} not followed: it is already being sourced")
@@ -1340,10 +1397,10 @@ class Interpreter:
                 if rel is None:
                     return None
                 if op == "-d":
-                    return self.files.is_dir(rel)
-                ex = self.files.exists(rel)
+                    return self._ask("is_dir", rel)
+                ex = self._ask("exists", rel)
                 if op == "-f" and ex:
-                    d = self.files.is_dir(rel)
+                    d = self._ask("is_dir", rel)
                     return None if d is None else not d
                 return ex
             if op == "-v":

@@ -20,7 +20,9 @@ not parsed (`Unreadable` says why).
 """
 from __future__ import annotations
 
+import hashlib
 import re
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -577,6 +579,32 @@ def parse(path: str, raw: bytes | None) -> Script | Unreadable:
     return script
 
 
+class SharedParses:
+    """Parses shared across reviews, keyed by path and content (launchers and the library rarely
+    change between PRs). Bounded: the largest scripts hold tens of thousands of objects."""
+
+    def __init__(self, size: int = 96):
+        self.size = size
+        self._lru: "OrderedDict[tuple[str, str], Script | Unreadable]" = OrderedDict()
+
+    def parse(self, path: str, raw: bytes | None) -> Script | Unreadable:
+        if raw is None:
+            return parse(path, raw)
+        key = (path, hashlib.sha1(raw).hexdigest())
+        hit = self._lru.get(key)
+        if hit is not None:
+            self._lru.move_to_end(key)
+            return hit
+        out = parse(path, raw)
+        self._lru[key] = out
+        while len(self._lru) > self.size:
+            self._lru.popitem(last=False)
+        return out
+
+
+SHARED_PARSES = SharedParses()
+
+
 def too_large(raw: bytes | None) -> str | None:
     """Why a script is not parsed (size), or None."""
     if raw is not None and len(raw) > MAX_SCRIPT_BYTES:
@@ -584,16 +612,21 @@ def too_large(raw: bytes | None) -> str | None:
     return None
 
 
-def script_at(ctx, path: str, side: str = "head") -> Script | Unreadable:
-    """The parsed script at `path` (a changed file or repository context), memoized per review."""
-    def compute():
-        cs = ctx.changeset
-        raw = cs.head_bytes(path) if side == "head" else cs.base_bytes(path)
-        if raw is None:
-            return Unreadable(path, "content not available")
-        return parse(path, raw)
+def review_parses(ctx) -> dict:
+    """The review's head parses by path (shared by the rules and the interpreter's `Files`)."""
+    return ctx.memo(("scripts", "parse-cache"), dict)
 
-    return ctx.memo(("scripts", "parse", side, path), compute)
+
+def script_at(ctx, path: str, side: str = "head") -> Script | Unreadable:
+    """The parsed script at `path` (a changed file or repository context), memoized per review
+    (and across reviews by content, `SHARED_PARSES`)."""
+    cs = ctx.changeset
+    if side == "head":
+        cache = review_parses(ctx)
+        if path not in cache:
+            cache[path] = SHARED_PARSES.parse(path, cs.head_bytes(path))
+        return cache[path]
+    return ctx.memo(("scripts", "parse", side, path), lambda: SHARED_PARSES.parse(path, cs.base_bytes(path)))
 
 
 def changed_script(ctx, f: FileChange) -> Script | Unreadable:

@@ -33,15 +33,16 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rules.context import ReviewContext
-from rules.document import parse_yaml
+from rules.document import load_values, parse_yaml
 from rules.master.analysis import KeyInfo, changed_keys, master_keys
 from rules.scripts.interpret import Arg, Files, Interpreter, Launch, Result, Unknown, Var
-from rules.scripts.parse import Script, Unreadable, parse
+from rules.scripts.parse import SHARED_PARSES, Script, Unreadable, parse, review_parses
 
 SYMLINK = "120000"
 MAX_LINKS = 4
@@ -82,6 +83,7 @@ class Point:
     node: str  # runner machine name (runners.yaml label member), e.g. `b200-dgxc_00`
     env: dict  # name → value the workflow passes to the launcher
     line: int  # line of the search-space entry (or the key)
+    extra: tuple = ()  # names that come from `additional-settings` (always given to the launcher pass)
 
     @property
     def label(self) -> str:
@@ -145,11 +147,11 @@ def runner_nodes(ctx: ReviewContext, label: str) -> list[str]:
     def compute() -> dict:
         out: dict = {}
         for p in ctx.head_paths_of("runners"):
-            doc = ctx.head_doc(p)
-            if not doc.ok or not isinstance(doc.data, dict):
+            data, error = load_values(p, ctx.changeset.head_bytes(p))
+            if error is not None or not isinstance(data, dict):
                 continue
             # `labels: {label: [machines]}`; older files list `label: [machines]` at the top level.
-            table = doc.data.get("labels") if isinstance(doc.data.get("labels"), dict) else doc.data
+            table = data.get("labels") if isinstance(data.get("labels"), dict) else data
             for k, v in table.items():
                 if isinstance(v, list):
                     out.setdefault(str(k), [str(n) for n in v if isinstance(n, str)])
@@ -213,6 +215,8 @@ def key_points(ctx: ReviewContext, key: str, info: KeyInfo | None = None) -> lis
                         vals["multinode_flag"] = "true"
                     extra = _additional_settings(entry)
                     concs = _concs(entry) or [None]
+                    if cfg.concurrencies == "ends" and len(concs) > 2:
+                        concs = [concs[0], concs[-1]]
                     line = _entry_line(ki, lines, n_entry)
                     for conc in concs:
                         for prefix, node in sorted(by_prefix.items()):
@@ -223,7 +227,7 @@ def key_points(ctx: ReviewContext, key: str, info: KeyInfo | None = None) -> lis
                                 if r is not None:
                                     env[name] = r
                             env.update(extra)
-                            out.append(Point(key, v, node, env, line))
+                            out.append(Point(key, v, node, env, line, tuple(extra)))
         return out
 
     return ctx.memo(("scripts", "points", key), compute)
@@ -353,7 +357,7 @@ class Resolution:
 def _files(ctx: ReviewContext) -> Files:
     def compute() -> Files:
         cs = ctx.changeset
-        return Files(cs.head_bytes, cs.exists, cs.is_dir, parse_cache={})
+        return Files(cs.head_bytes, cs.exists, cs.is_dir, parse_cache=review_parses(ctx), shared=SHARED_PARSES)
 
     return ctx.memo(("scripts", "files"), compute)
 
@@ -381,20 +385,32 @@ def follow_links(ctx: ReviewContext, path: str) -> tuple[str | None, str | None]
 
 
 class _Memo:
-    """Interpretations keyed by the input values they actually read (points differing only in
-    values a file never reads share one interpretation)."""
+    """Interpretations keyed by the input values they actually read and the answers the listing
+    and files gave (points differing only in values a file never reads share one interpretation).
+    One memo lives for the process (`SHARED_MEMO`): launchers and the library rarely change between
+    reviews, and an entry is reused only when every recorded question gets the same answer."""
 
-    def __init__(self):
-        self.entries: dict[str, list[tuple[dict, Any]]] = {}
+    def __init__(self, size: int = 256):
+        self.size = size
+        self.entries: "OrderedDict[str, list[tuple[dict, dict, Any]]]" = OrderedDict()
+        self.count = 0
 
-    def get(self, name: str, env: dict):
-        for reads, value in self.entries.get(name, ()):
-            if all(_same(env.get(k), v) for k, v in reads.items()):
+    def get(self, name: str, env: dict, files: Files):
+        for reads, questions, value in self.entries.get(name, ()):
+            if all(_same(env.get(k), v) for k, v in reads.items()) and files.answers(questions):
+                self.entries.move_to_end(name)
                 return value
         return None
 
-    def put(self, name: str, reads: dict, value) -> None:
-        self.entries.setdefault(name, []).append((reads, value))
+    def put(self, name: str, reads: dict, questions: dict, value) -> None:
+        self.entries.setdefault(name, []).append((reads, questions, value))
+        self.count += 1
+        while self.count > self.size and self.entries:
+            _, dropped = self.entries.popitem(last=False)
+            self.count -= len(dropped)
+
+
+SHARED_MEMO = _Memo()
 
 
 def _same(a, b) -> bool:
@@ -412,21 +428,29 @@ def _runtime(ctx: ReviewContext) -> dict:
 
 
 def _interpret(ctx: ReviewContext, path: str, env: dict, root: str, kind: str) -> Result | str:
-    memo: _Memo = ctx.memo(("scripts", "interp-memo"), _Memo)
-    name = f"{kind}:{path}"
-    hit = memo.get(name, env)
+    files = _files(ctx)
+    name = f"{kind}:{root}:{path}"
+    hit = SHARED_MEMO.get(name, env, files)
     if hit is not None:
         return hit
     script = parsed(ctx, path)
     if isinstance(script, Unreadable):
         return script.reason
-    it = Interpreter(_files(ctx), env, cwd=root.rstrip("/"), arg0=path)
+    it = Interpreter(files, env, cwd=root.rstrip("/"), arg0=path)
     result = it.run(script)
-    memo.put(name, dict(result.reads), result)
+    SHARED_MEMO.put(name, dict(result.reads), dict(result.questions), result)
     return result
 
 
 _SHELLS = ("bash", "sh")
+
+
+def _kind(ctx: ReviewContext, path: str) -> str | None:
+    """`ctx.kind`, memoized per review (glob matching is the cost of scanning every launch)."""
+    cache = ctx.memo(("scripts", "kinds"), dict)
+    if path not in cache:
+        cache[path] = ctx.kind(path)
+    return cache[path]
 
 
 def _runs_script_at(words: tuple[Arg, ...], i: int) -> bool:
@@ -455,14 +479,37 @@ def _script_candidates(result: Result, root: str, ctx: ReviewContext) -> list[tu
                 continue
             if w.known:
                 t = (w.text or "").removeprefix("./")
+                if not t.endswith((".sh", ".slurm")):
+                    continue
                 rel = root + t if root and not t.startswith(root) else t
-                if (ctx.kind(rel) == "scripts") and (rel.endswith(".sh") or rel.endswith(".slurm")):
+                if _kind(ctx, rel) == "scripts":
                     out.append((launch, Arg(rel, w.path, w.line, w.shape)))
                     break
             elif "benchmarks/" in w.shape and (".sh" in w.shape or w.shape.endswith("}") or w.shape.endswith('"')):
                 out.append((launch, w))
                 break
     return out
+
+
+class Placeholder(Unknown):
+    """A point value the launcher pass leaves out (it does not decide the script path): unknown while
+    the launcher is interpreted, then filled back into what the launcher passes to the script."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        super().__init__(f"`${name}` (left out of the launcher pass)")
+        self.name = name
+
+
+def _fill(var: Var, env: dict) -> Var:
+    """A launcher variable as the script receives it: placeholders replaced by the point's value."""
+    v = var.value
+    if isinstance(v, Placeholder) and v.name in env:
+        return Var(env[v.name], path="<environment>", line=0, exported=True)
+    if var.items is None and isinstance(v, Unknown) and var.path == "<environment>":
+        return var
+    return var
 
 
 def _child_env(launch: Launch) -> dict:
@@ -513,17 +560,18 @@ def _engines(result: Result, script_path: str) -> list[EngineCommand]:
     return out
 
 
-def resolve_point(ctx: ReviewContext, point: Point) -> Resolution:
-    """Resolve one point (memoized per review by key, node and environment)."""
-    key = ("scripts", "resolution", point.key, point.node, tuple(sorted(point.env.items())))
+def resolve_point(ctx: ReviewContext, point: Point, script: bool = True) -> Resolution:
+    """Resolve one point (memoized per review by key, node and environment). With `script=False`
+    stop at the script path (the launcher alone is interpreted)."""
+    key = ("scripts", "resolution", point.key, point.node, tuple(sorted(point.env.items())), script)
 
     def compute() -> Resolution:
-        return _resolve(ctx, point)
+        return _resolve(ctx, point, script)
 
     return ctx.memo(key, compute)
 
 
-def _resolve(ctx: ReviewContext, point: Point) -> Resolution:
+def _resolve(ctx: ReviewContext, point: Point, script: bool = True) -> Resolution:
     res = Resolution(point)
     cfg = ctx.config.repo.scripts
     ki = master_keys(ctx, "head").get(point.key)
@@ -542,8 +590,15 @@ def _resolve(ctx: ReviewContext, point: Point) -> Resolution:
     res.launcher = target
     if target != named:
         res.launcher_link = named
-    env = {**_runtime(ctx), **point.env}
+    full = {**_runtime(ctx), **point.env}
+    env = dict(full)
+    for name in point.env:
+        if name not in cfg.launcher_inputs and name not in point.extra:
+            env[name] = Placeholder(name)
     lr = _interpret(ctx, target, env, root, "launcher")
+    if not isinstance(lr, str) and not any(w.known for _, w in _script_candidates(lr, root, ctx)) \
+            and _script_candidates(lr, root, ctx):
+        lr = _interpret(ctx, target, full, root, "launcher")  # the path depends on another value
     if isinstance(lr, str):
         res.unknown.append(f"launcher `{target}`: {lr}")
         return res
@@ -569,7 +624,9 @@ def _resolve(ctx: ReviewContext, point: Point) -> Resolution:
     if len({w.text for _, w in known}) > 1:
         res.unknown.append("the launcher picks between " + ", ".join(sorted({f"`{w.text}`" for _, w in known}))
                            + " on conditions it cannot decide")
-    senv = _child_env(launch)
+    if not script:
+        return res
+    senv = {k: _fill(v, point.env) for k, v in _child_env(launch).items()}
     sr = _interpret(ctx, res.script, senv, root, "script")
     if isinstance(sr, str):
         res.unknown.append(f"script `{res.script}`: {sr}")
@@ -595,18 +652,40 @@ class ReviewPoints:
     skipped_points: int = 0
 
 
+_FIELD = re.compile(r"""^  (model-prefix|precision|runner|framework|multinode):\s*["']?([^"'\s#]+)""", re.M)
+
+
+def _key_index(ctx: ReviewContext) -> dict[tuple[str, str], list[tuple[str, dict]]]:
+    """(model prefix, precision) → [(key, its top-level fields as written)], from the raw text."""
+    def compute():
+        out: dict = {}
+        for k, ki in master_keys(ctx, "head").items():
+            fields = dict(_FIELD.findall(ki.text))
+            out.setdefault((fields.get("model-prefix"), fields.get("precision")), []).append((k, fields))
+        return out
+
+    return ctx.memo(("scripts", "key-index"), compute)
+
+
 def _script_stem_keys(ctx: ReviewContext, script_path: str) -> list[str]:
-    """Keys whose model prefix and precision match a script name (`<model>_<precision>_…`)."""
+    """Keys whose model prefix, precision and runner match a script name (`<model>_<precision>_<sku>…`)
+    and, when the name carries one, its framework; multinode keys never run single-node scripts."""
     name = posixpath.basename(script_path)
-    parts = name.split("_")
+    parts = name.removesuffix(".sh").split("_")
     if len(parts) < 3:
         return []
-    model, precision = parts[0], parts[1]
+    model, precision, sku = parts[0], parts[1], parts[2]
+    rest = [x for x in parts[3:] if x != "mtp"]
     out = []
-    for k, ki in master_keys(ctx, "head").items():
-        v = ki.value if isinstance(ki.value, dict) else None
-        if v and str(v.get("model-prefix")) == model and str(v.get("precision")) == precision:
-            out.append(k)
+    for k, fields in _key_index(ctx).get((model, precision), []):
+        if not fields.get("runner", "").startswith(sku):
+            continue
+        if fields.get("multinode") == "true" and "/single_node/" in script_path:
+            continue
+        # `…_<framework>.sh` names one framework; an untagged name may be any framework's fallback.
+        if rest and fields.get("framework", "") not in rest:
+            continue
+        out.append(k)
     return out
 
 
@@ -635,8 +714,15 @@ def review_points(ctx: ReviewContext) -> ReviewPoints:
                         continue
                     budget -= 1
                     rp.keys[k] = f"it runs through `{p}`"
-        for k in rp.keys:
+        for k, why in rp.keys.items():
             pts = key_points(ctx, k)
+            if why.startswith("it runs through"):
+                # Routed through a changed shared file: one point per launcher is enough to see
+                # that the path still resolves and the command line still builds.
+                firsts: dict[str, Point] = {}
+                for p in pts:
+                    firsts.setdefault(_node_prefix(p.node), p)
+                pts = list(firsts.values())
             room = cfg.max_points - len(rp.points)
             if room <= 0:
                 rp.skipped_points += len(pts)
@@ -656,11 +742,12 @@ def _keys_through(ctx: ReviewContext, shared_path: str) -> list[str]:
         return list(keys)
     out = []
     base = posixpath.basename(shared_path)
+    runner_line = re.compile(r"""^\s+runner:\s*["']?([^"'\s#]+)""", re.M)
     for k, ki in keys.items():
-        v = ki.value if isinstance(ki.value, dict) else None
-        if not v:
+        m = runner_line.search(ki.text)  # the raw text is enough to find the runner
+        if m is None:
             continue
-        for node in runner_nodes(ctx, str(v.get("runner", ""))):
+        for node in runner_nodes(ctx, m.group(1)):
             if posixpath.basename(cfg.launcher.format(node=_node_prefix(node))) == base:
                 out.append(k)
                 break
@@ -668,8 +755,42 @@ def _keys_through(ctx: ReviewContext, shared_path: str) -> list[str]:
 
 
 def resolutions(ctx: ReviewContext) -> list[Resolution]:
-    """Every point of `review_points`, resolved (memoized)."""
-    return ctx.memo(("scripts", "resolutions"), lambda: [resolve_point(ctx, p) for p in review_points(ctx).points])
+    """Every point of `review_points`, resolved (memoized).
+
+    Points of one key that share runner machine, spec-decoding and scenario run the same launcher
+    path: the launcher is interpreted for the first of them, and the others share its script path
+    (a launcher picks the script from those values, not from concurrency or parallelism). The
+    script itself is interpreted only for scripts the PR changes and keys the PR adds or changes,
+    for at most `ScriptsConfig.points_per_script` distinct points per script (the first in key
+    order: each entry's lowest and highest concurrency); other points keep their script path with
+    no engine command (`Resolution.engine` None, `script_result` None)."""
+    def compute() -> list[Resolution]:
+        rp = review_points(ctx)
+        changed = {f.path for f in ctx.changeset.files if f.status != "removed"}
+        changed_keys_ = {c.key for c in changed_keys(ctx) if c.head is not None}
+        cap = ctx.config.repo.scripts.points_per_script
+        budget: dict[str, int] = {}
+        groups: dict[tuple, list[Point]] = {}
+        for p in rp.points:
+            v = p.values
+            groups.setdefault((p.key, p.node, str(v.get("spec_decoding") or "none"), v.get("scenario")), []).append(p)
+        out = []
+        for (key, *_), pts in groups.items():
+            first = resolve_point(ctx, pts[0], script=False)
+            wanted = bool(first.script) and first.script_exists is not False and (
+                first.script in changed or key in changed_keys_)
+            if not wanted and key not in changed_keys_:
+                out.append(first)
+                continue
+            for p in pts:
+                if wanted and budget.get(first.script or "", 0) < cap:
+                    budget[first.script or ""] = budget.get(first.script or "", 0) + 1
+                    out.append(resolve_point(ctx, p))
+                else:
+                    out.append(replace(first, point=p))
+        return out
+
+    return ctx.memo(("scripts", "resolutions"), compute)
 
 
 def resolutions_of(ctx: ReviewContext, script_path: str) -> list[Resolution]:
@@ -758,12 +879,20 @@ __all__ = ["EngineCommand", "Point", "Resolution", "ReviewPoints", "key_points",
 
 
 def standalone(ctx: ReviewContext, path: str) -> Result | str:
-    """A head script interpreted on its own: every point variable unknown (both sides of a branch on
-    one are followed), `$0` its own path, the working directory the repository root. Memoized."""
+    """A head script's top of file interpreted on its own, through its last `source`: every point
+    variable unknown (both sides of a branch on one are followed), `$0` its own path, the working
+    directory the repository root. Memoized."""
     def compute():
         cfg = ctx.config.repo.scripts
         env = {n: Unknown(f"`${n}` is set per benchmark point") for n in cfg.point_env}
         env.update(_runtime(ctx))
-        return _interpret(ctx, path, env, layout_root(path), "standalone")
+        script = parsed(ctx, path)
+        if isinstance(script, Unreadable):
+            return script.reason
+        # Only what leads up to the last `source` matters to its readers (sources, what they
+        # define); the rest of a script with every point value unknown is costly and unneeded.
+        last = max((c.node.end_byte for c in script.commands if c.name in ("source", ".")), default=-1)
+        it = Interpreter(_files(ctx), env, cwd=layout_root(path).rstrip("/"), arg0=path)
+        return it.run(script, stop_after=last)
 
     return ctx.memo(("scripts", "standalone", path), compute)

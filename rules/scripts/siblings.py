@@ -9,18 +9,23 @@ engine when at least `min_family` exist; otherwise of the same engine and vendor
 directory. Environment variables are compared with siblings of the same vendor only: they differ
 between the ROCm and CUDA builds of every engine (`VLLM_USE_BREAKABLE_CUDAGRAPH`, `RCCL_*`).
 
-`features(ctx, path)` lists what a script sets: engine flags (every `--name` word outside comments,
+`features(ctx, path)` (a tree-sitter query, cached by content: siblings rarely change between
+reviews) lists what a script sets: engine flags (every `--name` word outside comments,
 in commands, arrays and strings) and environment variables (assigned, exported or prefixed
 `NAME=value cmd`, whose name starts with an engine or runtime prefix).
 """
 from __future__ import annotations
 
+import hashlib
 import posixpath
 import re
+from collections import OrderedDict
 from dataclasses import dataclass
 
+import tree_sitter
+
 from rules.context import ReviewContext
-from rules.scripts.parse import Script, Unreadable, text_of
+from rules.scripts.parse import Script, _parser, decode_script, text_of
 from rules.scripts.resolve import parsed
 
 ENV_PREFIXES = ("SGLANG_", "VLLM_", "TRTLLM_", "TLLM_", "NCCL_", "RCCL_", "HIP_", "ROCM_", "HSA_", "AITER_", "ATOM_",
@@ -68,49 +73,68 @@ def engine_of(text: str) -> str | None:
     return None
 
 
-def _code_text(script: Script) -> str:
-    """The script's text with comments blanked (so a flag in a comment is not a flag set)."""
-    raw = bytearray(script.text.encode("utf-8"))
-    stack = [script.root]
-    while stack:
-        n = stack.pop()
-        if n.type == "comment":
-            raw[n.start_byte:n.end_byte] = b" " * (n.end_byte - n.start_byte)
-            continue
-        stack.extend(n.children)
-    return raw.decode("utf-8", "replace")
+_QUERY: list = []
+_FEATURES: "OrderedDict[tuple, Features | None]" = OrderedDict()
+_FEATURES_MAX = 4096
+
+
+def _query():
+    if not _QUERY:
+        from rules.scripts.parse import _LANGUAGE
+        _QUERY.append(tree_sitter.Query(_LANGUAGE, "(comment) @comment (command name: (command_name) @name) @command "
+                                        "(variable_assignment name: (variable_name) @var)"))
+    return _QUERY[0]
+
+
+def _extract(path: str, raw: bytes | None) -> Features | None:
+    """Features of one script's bytes, with a tree-sitter query (no full model needed)."""
+    text, why = decode_script(raw)
+    if text is None:
+        return None
+    src = text.encode("utf-8")
+    tree = _parser().parse(src)
+    caps = tree_sitter.QueryCursor(_query()).captures(tree.root_node)
+    code = bytearray(src)
+    for n in caps.get("comment", ()):
+        code[n.start_byte:n.end_byte] = b" " * (n.end_byte - n.start_byte)
+    full = code.decode("utf-8", "replace")
+    # Flags of helper and tool commands (the benchmark client, curl, pip, hf …) are not the
+    # engine's: blank those commands, keep engine launches, computed commands and assignments.
+    for n in caps.get("command", ()):
+        name = n.child_by_field_name("name")
+        head = name.named_children[0] if name is not None and name.named_children else None
+        if head is not None and head.type == "word" and not _ENGINE_WORD.search(
+                src[n.start_byte:n.end_byte].decode("utf-8", "replace")):
+            code[n.start_byte:n.end_byte] = b" " * (n.end_byte - n.start_byte)
+    flags: dict = {}
+    for i, line in enumerate(code.decode("utf-8", "replace").split("\n"), start=1):
+        for m in _FLAG.finditer(line):
+            flags.setdefault(m.group(1).split("=", 1)[0].replace("_", "-"), i)
+    env: dict = {}
+    for n in caps.get("var", ()):
+        name = n.text.decode("utf-8", "replace")
+        if name.startswith(ENV_PREFIXES):
+            env.setdefault(name, n.start_point[0] + 1)
+    parts = name_parts(path)
+    return Features(path, engine_of(full), family_of(parts[0]) if parts else None,
+                    vendor_of(parts[2]) if parts else None, posixpath.basename(path).endswith("_mtp.sh"), flags, env)
 
 
 def features(ctx: ReviewContext, path: str, side: str = "head") -> Features | None:
+    """What a script sets (memoized per review, and across reviews by path and content)."""
     def compute() -> Features | None:
-        if side == "head":
-            script = parsed(ctx, path)
-        else:
-            from rules.scripts.parse import parse
-            script = parse(path, ctx.changeset.base_bytes(path))
-        if isinstance(script, Unreadable):
+        raw = ctx.changeset.head_bytes(path) if side == "head" else ctx.changeset.base_bytes(path)
+        if raw is None:
             return None
-        code = _code_text(script)
-        flags: dict = {}
-        # Flags of helper and tool commands (the benchmark client, curl, pip, hf …) are not the
-        # engine's: blank those commands, keep engine launches, computed commands and assignments.
-        skip = bytearray(code.encode("utf-8"))
-        for c in script.commands:
-            if c.name is not None and not _ENGINE_WORD.search(text_of(c.node)):
-                n = c.node
-                skip[n.start_byte:n.end_byte] = b" " * (n.end_byte - n.start_byte)
-        engine_code = skip.decode("utf-8", "replace")
-        for i, line in enumerate(engine_code.split("\n"), start=1):
-            for m in _FLAG.finditer(line):
-                flags.setdefault(m.group(1).split("=", 1)[0].replace("_", "-"), i)
-        env: dict = {}
-        for a in script.assignments:
-            if a.name.startswith(ENV_PREFIXES):
-                env.setdefault(a.name, a.line)
-        parts = name_parts(path)
-        return Features(path, engine_of(code), family_of(parts[0]) if parts else None,
-                        vendor_of(parts[2]) if parts else None,
-                        posixpath.basename(path).endswith("_mtp.sh"), flags, env)
+        key = (path, hashlib.sha1(raw).hexdigest())
+        if key in _FEATURES:
+            _FEATURES.move_to_end(key)
+            return _FEATURES[key]
+        out = _extract(path, raw)
+        _FEATURES[key] = out
+        while len(_FEATURES) > _FEATURES_MAX:
+            _FEATURES.popitem(last=False)
+        return out
 
     return ctx.memo(("scripts", "features", side, path), compute)
 
@@ -125,6 +149,25 @@ def _single_node_dir(path: str) -> str | None:
     return m.group(1)
 
 
+def _script_index(ctx: ReviewContext) -> dict[str, list[tuple[str, str, str]]]:
+    """`<root>benchmarks/single_node` → [(path, family, vendor)] of every single-node script at head."""
+    def compute():
+        cs = ctx.changeset
+        names = set(cs.tree) | {f.path for f in cs.files if f.status != "removed"} | set(cs.context)
+        out: dict = {}
+        for p in names:
+            if not p.endswith(".sh") or "single_node/" not in p:
+                continue
+            top = _single_node_dir(p)
+            q = name_parts(p)
+            if top is None or q is None or cs.exists(p) is False:
+                continue
+            out.setdefault(top, []).append((p, family_of(q[0]), vendor_of(q[2])))
+        return out
+
+    return ctx.memo(("scripts", "script-index"), compute)
+
+
 def candidates(ctx: ReviewContext, path: str) -> list[str]:
     """Scripts that may be siblings of `path` by name (same family, or same vendor and directory)."""
     top = _single_node_dir(path)
@@ -132,20 +175,9 @@ def candidates(ctx: ReviewContext, path: str) -> list[str]:
     if top is None or parts is None:
         return []
     fam, vendor = family_of(parts[0]), vendor_of(parts[2])
-    cs = ctx.changeset
-    names = set(cs.tree) | {f.path for f in cs.files if f.status != "removed"} | set(cs.context)
-    out = []
-    for p in names:
-        if p == path or _single_node_dir(p) != top or cs.exists(p) is False or not p.endswith(".sh"):
-            continue
-        q = name_parts(p)
-        if q is None:
-            continue
-        same_family = family_of(q[0]) == fam
-        same_dir = posixpath.dirname(p) == posixpath.dirname(path) and vendor_of(q[2]) == vendor
-        if same_family or same_dir:
-            out.append(p)
-    return sorted(out)
+    d = posixpath.dirname(path)
+    return sorted(p for p, f, v in _script_index(ctx).get(top, ()) if p != path and (
+        f == fam or (v == vendor and posixpath.dirname(p) == d)))
 
 
 def siblings_of(ctx: ReviewContext, path: str, min_family: int = 4,

@@ -32,13 +32,12 @@ from rules.context import ReviewContext
 from rules.finding import Problem, Severity, Skipped
 from rules.scripts.facts import changed_scripts, touched
 from rules.scripts.parse import decode_script
-from rules.scripts.shellcheck import review_outcomes
+from rules.scripts.shellcheck import ERROR_CODES, WARNING_CODES, review_outcomes
 
 CODE = "RR414"
 NAME = "shellcheck-error"
 SEVERITY = Severity.BLOCKING
-CODES = (1009, 1072, 1073, 1089, 1136, 1141, 2068, 2070, 2071, 2072, 2076, 2050, 2078, 2157, 2194, 2195, 2198,
-         2199, 2200, 2201, 2242, 2288, 2289)
+CODES = ERROR_CODES
 
 
 class Options(RuleOptions):
@@ -56,7 +55,8 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Skipped]:
             files.append(f.path)
     if not files:
         return
-    outcomes = review_outcomes(ctx, files, options.timeout_s)
+    include = tuple(sorted(set(ERROR_CODES) | set(WARNING_CODES) | set(options.codes)))
+    outcomes = review_outcomes(ctx, files, options.timeout_s, include)
     wanted = set(options.codes)
     for path in files:
         out = outcomes[path]

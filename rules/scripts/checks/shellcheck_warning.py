@@ -31,12 +31,12 @@ from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
 from rules.scripts.facts import changed_scripts, touched
 from rules.scripts.parse import decode_script
-from rules.scripts.shellcheck import review_outcomes
+from rules.scripts.shellcheck import ERROR_CODES, WARNING_CODES, review_outcomes
 
 CODE = "RR415"
 NAME = "shellcheck-warning"
 SEVERITY = Severity.NIT
-CODES = (2154, 2206, 2207, 2128, 2145, 2066, 2088)
+CODES = WARNING_CODES
 
 
 class Options(RuleOptions):
@@ -49,7 +49,8 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
              if decode_script(f.head)[0] is not None and ctx.changeset.mode(f.path) != "120000"]
     if not files:
         return
-    outcomes = review_outcomes(ctx, files, options.timeout_s)
+    include = tuple(sorted(set(ERROR_CODES) | set(WARNING_CODES) | set(options.codes)))
+    outcomes = review_outcomes(ctx, files, options.timeout_s, include)
     wanted = set(options.codes)
     for path in files:
         out = outcomes[path]
