@@ -96,7 +96,8 @@ class LabelsConfig(BaseModel):
 # `env:`), as templates over the master-config key's fields merged with the point's (`-` written `_`).
 # `{name|default}` uses `default` when the field is absent; a template whose field is absent and has
 # no default leaves the variable unset. Computed fields: `seq` (`1k1k`, `8k1k`, else `<isl>_<osl>`),
-# `scenario` / `scenario_subdir` / `is_agentic`, `conc`, `gpu_count` (tp·pp·pcp), `max_model_len`
+# `scenario` / `scenario_subdir` (`fixed_seq_len/` or `agentic/`, when that directory exists under
+# `benchmarks/single_node/`: older trees keep scripts flat) / `is_agentic`, `conc`, `gpu_count` (tp·pp·pcp), `max_model_len`
 # (isl + osl + 256), `node` (the runner machine), `multinode_flag` (`true` for multinode keys).
 DEFAULT_POINT_ENV: dict[str, str] = {
     "EXP_NAME": "{model_prefix}_{seq}", "MODEL": "{model}", "MODEL_PREFIX": "{model_prefix}", "IMAGE": "{image}",

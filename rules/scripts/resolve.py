@@ -185,6 +185,7 @@ def key_points(ctx: ReviewContext, key: str, info: KeyInfo | None = None) -> lis
             scen = {"fixed-seq-len": value["seq-len-configs"]}
         out: list[Point] = []
         cfg = ctx.config.repo.scripts
+        root = layout_root(ki.path)
         lines = ki.text.split("\n")
         for scenario, blocks in scen.items():
             for block in blocks if isinstance(blocks, list) else []:
@@ -199,7 +200,10 @@ def key_points(ctx: ReviewContext, key: str, info: KeyInfo | None = None) -> lis
                     isl, osl = vals.get("isl"), vals.get("osl")
                     vals["scenario"] = str(scenario)
                     agentic = str(scenario) == "agentic-coding"
-                    vals["scenario_subdir"] = "agentic/" if agentic else "fixed_seq_len/"
+                    sub = "agentic/" if agentic else "fixed_seq_len/"
+                    # Older trees keep single-node scripts flat and their workflow passes no subdir.
+                    if ctx.changeset.exists(f"{root}benchmarks/single_node/{sub.rstrip('/')}") is not False:
+                        vals["scenario_subdir"] = sub
                     vals["is_agentic"] = "1" if agentic else "0"
                     if isinstance(isl, int) and isinstance(osl, int):
                         vals["seq"] = _SEQ.get((isl, osl), f"{isl}_{osl}")

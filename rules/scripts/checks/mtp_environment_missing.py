@@ -45,11 +45,12 @@ class Options(RuleOptions):
     min_siblings: int = Field(default=2, ge=1)  # fewer MTP siblings than this: nothing to compare with
 
 
-def _engine_line(ctx: ReviewContext, path: str, rs) -> int:
+def _engine_lines(ctx: ReviewContext, path: str, rs) -> tuple[int, int | None]:
+    line, end = engine_statement(ctx, path)
     for r in rs:
         if r.engine is not None and r.engine.path == path:
-            return r.engine.line
-    return engine_statement(ctx, path)[0]
+            return r.engine.line, end if end and line == r.engine.line else None
+    return line, end
 
 
 def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed]:
@@ -75,9 +76,10 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed]:
                 yield Passed(f"{f.path}: `{var}` is set ({len(setting)}/{len(sibs)} {tier} set it)", path=f.path)
                 continue
             names = ", ".join(f"`{s.path.rsplit('/', 1)[-1]}`" for s in setting[:4])
-            yield Problem(f.path, _engine_line(ctx, f.path, rs),
-                          f"MTP script does not set `{var}` for {me.engine}; {len(setting)} of {len(sibs)} "
-                          f"MTP siblings do",
+            line, end = _engine_lines(ctx, f.path, rs)
+            yield Problem(f.path, line, end_line=end if end and end > line else None, message=
+                          (f"MTP script does not set `{var}` for {me.engine}; {len(setting)} of {len(sibs)} "
+                           f"MTP siblings do"),
                           evidence=(f"siblings ({tier}): {names}{' …' if len(setting) > 4 else ''}",
                                     "checked in the engine process's environment of "
                                     f"{len(rs)} resolved points" if rs else "no resolved point: the script's "

@@ -46,8 +46,16 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem]:
                 if isinstance(lib, Script):
                     read |= {r.name for r in lib.references}
         for c in calls:
-            for node, name in zip(c.args, c.literal_args()):
-                if not name or line_of(node) not in lines or name in read:
-                    continue
-                yield Problem(f.path, line_of(node), f"`check_env_vars` requires `{name}`, but the script never reads it",
-                              evidence=(f"no `${name}` in {f.path} or what it sources",))
+            unused = [(node, name) for node, name in zip(c.args, c.literal_args())
+                      if name and name not in read and line_of(node) in lines]
+            if not unused:
+                continue
+            names = ", ".join(f"`{n}`" for _, n in unused)
+            first = line_of(unused[0][0])
+            yield Problem(f.path, first,
+                          f"`check_env_vars` requires {names}, but the script never reads "
+                          f"{'it' if len(unused) == 1 else 'them'}",
+                          end_line=line_of(unused[-1][0]) if line_of(unused[-1][0]) != first else None,
+                          evidence=(f"no read in {f.path} or what it sources",
+                                    "a program the script starts may read them from the environment: "
+                                    "then drop them from check_env_vars or say so"))

@@ -11,6 +11,9 @@ def test_unused_validated_variable_is_a_nit():
     (f,) = run(repo({P: text}), rules=[rule]).findings
     assert (f.line, f.blocking) == (3, False)
     assert f.message == "`check_env_vars` requires `SPEC_DECODING`, but the script never reads it"
+    text2 = "#!/bin/bash\ncheck_env_vars A B\necho ok\n"
+    (g,) = run(repo({P: text2}), rules=[rule]).findings
+    assert g.message == "`check_env_vars` requires `A`, `B`, but the script never reads them"
 
 
 def test_reads_in_the_sourced_library_count():
