@@ -98,6 +98,8 @@ class Snapshot:
     blobs: dict[str, bytes | None] = field(default_factory=dict)  # "rev:path" -> content (None: absent/binary)
     truncated: dict[str, str] = field(default_factory=dict)  # "rev:path" -> blob oid, text truncated
     trees: dict[str, list[str]] = field(default_factory=dict)  # "rev:dir" -> blob paths listed
+    modes: dict[str, str] = field(default_factory=dict)  # "rev:path" -> git file mode ("100644", "120000", "040000")
+    listed: set[str] = field(default_factory=set)  # "rev:dir" whose entries are all in `modes`
 
 
 class GitHubPort(Protocol):
@@ -105,7 +107,7 @@ class GitHubPort(Protocol):
 
     def compare(self, repo: str, base: str, head: str, number: int) -> tuple[str, list[FileInfo]]: ...
     def snapshot(self, repo: str, number: int, blobs: list[str], trees: list[str],
-                 head_sha: str | None = None) -> Snapshot: ...
+                 head_sha: str | None = None, listings: list[str] = ()) -> Snapshot: ...
     def blob(self, repo: str, oid: str) -> bytes: ...
     def create_review(self, repo: str, number: int, commit_sha: str, body: str, comments: list[dict]) -> int: ...
     def reply_to_review_comment(self, repo: str, number: int, comment_id: int, body: str) -> int: ...
@@ -210,6 +212,34 @@ _CHECKS = ("... on Commit { checkSuites(first: 20) { nodes { checkRuns(first: 50
            "{ nodes { databaseId name status conclusion title summary } } } } }")
 
 
+# Levels of nested Tree entries a listing reads (benchmarks/single_node/fixed_seq_len/deprecated/x.sh
+# is four below `benchmarks`).
+LISTING_DEPTH = 4
+
+
+def _listing(depth: int) -> str:
+    """`... on Tree { entries { name path type mode object { …one level deeper… } } }`."""
+    inner = f" object {{ {_listing(depth - 1)} }}" if depth > 1 else ""
+    return f"... on Tree {{ entries {{ name path type mode{inner} }} }}"
+
+
+def _mode(mode) -> str:
+    """GitHub's decimal `mode` (33188) as git's octal string (`100644`)."""
+    return f"{mode:06o}" if isinstance(mode, int) else str(mode or "")
+
+
+def _walk_listing(node: dict | None, rev: str, path: str, snap: Snapshot, depth: int = LISTING_DEPTH) -> None:
+    if not node or node.get("entries") is None:
+        return
+    snap.listed.add(f"{rev}:{path}")
+    snap.modes[f"{rev}:{path}" if path else f"{rev}:"] = "040000"
+    for e in node["entries"]:
+        key = f"{rev}:{e['path']}"
+        snap.modes[key] = _mode(e.get("mode"))
+        if e.get("type") == "tree" and depth > 1:
+            _walk_listing(e.get("object"), rev, e["path"], snap, depth - 1)
+
+
 def _login(actor: dict | None) -> str:
     return ((actor or {}).get("login") or "ghost").removesuffix("[bot]")
 
@@ -243,8 +273,10 @@ class PyGithubPort:
 
     @_wrap("reading the pull request state")
     def snapshot(self, repo: str, number: int, blobs: list[str], trees: list[str],
-                 head_sha: str | None = None) -> Snapshot:
-        """One GraphQL read: PR state, comments, threads, check runs on `head_sha`, blobs and trees."""
+                 head_sha: str | None = None, listings: list[str] = ()) -> Snapshot:
+        """One GraphQL read: PR state, comments, threads, check runs on `head_sha`, blobs, trees
+        (their blobs' text and modes) and listings ("rev:dir": names and modes, LISTING_DEPTH levels
+        of nested Tree entries, no text)."""
         owner, name = repo.split("/", 1)
         variables: dict[str, Any] = {"owner": owner, "name": name, "number": number, "after": None, "tafter": None}
         decl, objects = [], []
@@ -255,8 +287,12 @@ class PyGithubPort:
         for i, expr in enumerate(trees):
             decl.append(f", $t{i}: String!")
             variables[f"t{i}"] = expr
-            objects.append(f"    t{i}: object(expression: $t{i}) {{ ... on Tree {{ entries {{ name path type "
+            objects.append(f"    t{i}: object(expression: $t{i}) {{ ... on Tree {{ entries {{ name path type mode "
                            f"object {{ {_BLOB_FIELDS} }} }} }} }}")
+        for i, expr in enumerate(listings):
+            decl.append(f", $l{i}: String!")
+            variables[f"l{i}"] = expr
+            objects.append(f"    l{i}: object(expression: $l{i}) {{ {_listing(LISTING_DEPTH)} }}")
         if head_sha:
             decl.append(", $head: GitObjectID!")
             variables.update(head=head_sha)
@@ -301,8 +337,14 @@ class PyGithubPort:
                 if e.get("type") == "blob":
                     key = f"{rev}:{e['path']}"
                     snap.blobs[key] = self._blob(e.get("object"), key, snap)
+                    snap.modes[key] = _mode(e.get("mode"))
                     listed.append(e["path"])
+            if node is not None:
+                snap.listed.add(expr)
             snap.trees[expr] = listed
+        for i, expr in enumerate(listings):
+            rev, _, path = expr.partition(":")
+            _walk_listing(r.get(f"l{i}"), rev, path.strip("/"), snap)
         for suite in (((r.get("checks") or {}).get("checkSuites") or {}).get("nodes") or ()):
             for cr in (suite.get("checkRuns") or {}).get("nodes") or ():
                 snap.check_runs.append(CheckRunInfo(cr["databaseId"], cr["name"], cr["status"].lower(),

@@ -17,10 +17,11 @@ from bot.reconcile import InlineComment, PostedComment, ReviewPlan, plan_review
 from rules.changeset import ChangeSet, FileChange
 from rules.changelog.analysis import changelog_diffs
 from rules import load_config
-from rules.config import EngineConfig, Paths, path_matches
+from rules.config import EngineConfig, Paths, RepoConfig, path_matches
 from rules.context import ReviewContext
 from rules.document import parse_yaml
 from rules.engine import Report, run
+from rules.scripts.resolve import needed_paths, script_dirs
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +105,8 @@ def _marked(snap: Snapshot, marker: str, bot_login: str):
     return None
 
 
-def build_changeset(job: ReviewJob, merge_base: str, files, snap: Snapshot, paths: Paths) -> ChangeSet:
+def build_changeset(job: ReviewJob, merge_base: str, files, snap: Snapshot, paths: Paths,
+                    extra: set[str] | frozenset[str] = frozenset()) -> ChangeSet:
     changes = []
     for f in files:
         base = None if f.status == "added" else snap.blobs.get(f"{merge_base}:{f.previous_path or f.path}")
@@ -116,14 +118,16 @@ def build_changeset(job: ReviewJob, merge_base: str, files, snap: Snapshot, path
     changed = {f.path for f in files}
     context = {}
     prefix = f"{job.head_sha}:"
-    wanted = (*paths.master_configs, *paths.runners)
+    wanted = (*paths.master_configs, *paths.runners, *paths.launchers)
     for key, raw in snap.blobs.items():
         if key.startswith(prefix) and raw is not None:
             path = key[len(prefix):]
-            if path not in changed and path_matches(path, wanted):
+            if path not in changed and (path in extra or path_matches(path, wanted)):
                 context[path] = raw
+    tree = {k[len(prefix):]: m for k, m in snap.modes.items() if k.startswith(prefix)}
+    listed = frozenset(k[len(prefix):] for k in snap.listed if k.startswith(prefix))
     return ChangeSet(files=tuple(changes), pr_number=job.number, repo=job.repo, title=snap.pull.title,
-                     context=context)
+                     context=context, tree=tree, listed=listed)
 
 
 def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = False) -> Outcome:
@@ -144,7 +148,14 @@ def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = Fal
     defaults = Paths()
     trees = sorted(f"{job.head_sha}:{d}" for d in _context_dirs(
         changed_paths, (*defaults.master_configs, *defaults.runners)))
-    snap = port.snapshot(job.repo, job.number, blobs, trees, job.head_sha)
+    # Script reviews (a script, launcher, master config or runners.yaml changed): the launchers
+    # with their text and file modes, and a listing of `benchmarks/` (names and modes), in the
+    # same query; what the resolution then needs comes in one more read (`needed_paths`).
+    dirs = script_dirs(changed_paths + [f.previous_path for f in files if f.previous_path],
+                       EngineConfig(RepoConfig(paths=defaults)))
+    trees += sorted(f"{job.head_sha}:{d}" for d in dirs if d.endswith("runners") and f"{job.head_sha}:{d}" not in trees)
+    listings = sorted(f"{job.head_sha}:{d}" for d in dirs if d.endswith("benchmarks"))
+    snap = port.snapshot(job.repo, job.number, blobs, trees, job.head_sha, listings=listings)
     for i in range(0, len(more_blobs), BLOBS_PER_QUERY):  # a PR with hundreds of files
         more = port.snapshot(job.repo, job.number, more_blobs[i:i + BLOBS_PER_QUERY], [])
         snap.blobs.update(more.blobs)
@@ -167,6 +178,15 @@ def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = Fal
     for key, oid in snap.truncated.items():
         snap.blobs[key] = port.blob(job.repo, oid)
     changeset = build_changeset(job, merge_base, files, snap, config.paths)
+    if listings:
+        needed = sorted(needed_paths(ReviewContext(changeset, config)))
+        for i in range(0, len(needed), BLOBS_PER_QUERY):
+            more = port.snapshot(job.repo, job.number, [f"{job.head_sha}:{p}" for p in needed[i:i + BLOBS_PER_QUERY]], [])
+            snap.blobs.update(more.blobs)
+            for key, oid in more.truncated.items():
+                snap.blobs[key] = port.blob(job.repo, oid)
+        if needed:
+            changeset = build_changeset(job, merge_base, files, snap, config.paths, extra=set(needed))
     ctx = ReviewContext(changeset, config)
     report = run(changeset, config, ctx=ctx)
     facts = changelog_facts(ctx)

@@ -846,7 +846,8 @@ def needed_paths(ctx: ReviewContext) -> set[str]:
                 lit = c.literal_args()
                 if lit and lit[0]:
                     want.add(posixpath.normpath(posixpath.join(posixpath.dirname(p), lit[0])))
-    return {p for p in want if cs.head_bytes(p) is None and cs.exists(p) is not False}
+    # Only what the listing shows exists: everything a review reads lies under the listed trees.
+    return {p for p in want if cs.head_bytes(p) is None and cs.exists(p) is True}
 
 
 def launcher_paths(paths: Iterable[str], config) -> list[str]:
