@@ -155,7 +155,8 @@ class ScriptsConfig(BaseModel):
     # Concurrencies resolved per search-space entry: "ends" (lowest and highest: both sides of a
     # `CONC` threshold in practice, at a fraction of the cost) or "all".
     concurrencies: Literal["ends", "all"] = "ends"
-    # Scripts are interpreted for at most this many points each (every point's launcher still is).
+    # Scripts are interpreted for at most this many points each, per launcher (every point's
+    # launcher still is).
     points_per_script: int = Field(default=2, ge=1, le=10_000)
 
 

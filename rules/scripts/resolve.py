@@ -765,8 +765,8 @@ def resolutions(ctx: ReviewContext) -> list[Resolution]:
     path: the launcher is interpreted for the first of them, and the others share its script path
     (a launcher picks the script from those values, not from concurrency or parallelism). The
     script itself is interpreted only for scripts the PR changes and keys the PR adds or changes,
-    for at most `ScriptsConfig.points_per_script` distinct points per script (the first in key
-    order: each entry's lowest and highest concurrency); other points keep their script path with
+    for at most `ScriptsConfig.points_per_script` distinct points per script and launcher (the
+    first in key order: each entry's lowest and highest concurrency); other points keep their script path with
     no engine command (`Resolution.engine` None, `script_result` None)."""
     def compute() -> list[Resolution]:
         rp = review_points(ctx)
@@ -786,9 +786,10 @@ def resolutions(ctx: ReviewContext) -> list[Resolution]:
             if not wanted and key not in changed_keys_:
                 out.append(first)
                 continue
+            slot = (first.script or "", first.launcher_link or first.launcher or "")
             for p in pts:
-                if wanted and budget.get(first.script or "", 0) < cap:
-                    budget[first.script or ""] = budget.get(first.script or "", 0) + 1
+                if wanted and budget.get(slot, 0) < cap:
+                    budget[slot] = budget.get(slot, 0) + 1
                     out.append(resolve_point(ctx, p))
                 else:
                     out.append(replace(first, point=p))
