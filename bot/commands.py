@@ -34,6 +34,10 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("reuse-sweep-run", "/reuse-sweep-run [run_id] · /use <run_id>",
                 "Reuse a successful full sweep of the current head at merge instead of running a new one.",
                 "maintain", aliases=("use",)),
+    CommandSpec("ignore", "/ignore <code> [reason] · /ignore <code> off · /unignore <code>",
+                "Dismiss a rule's findings on this PR: the summary lists them as ignored (by whom, why), the "
+                "`recipe-review` check and the sweep gate stop counting them, later pushes keep them ignored; "
+                "`off` (or `/unignore`) counts them again.", "maintain", aliases=("unignore",)),
     CommandSpec("explain", "/explain <code>", "Show a rule's documentation, e.g. `/explain RR001`.", "read"),
     CommandSpec("help", "/help", "List the commands and who may use them.", "read"),
 )

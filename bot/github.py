@@ -100,6 +100,7 @@ class Snapshot:
     trees: dict[str, list[str]] = field(default_factory=dict)  # "rev:dir" -> blob paths listed
     modes: dict[str, str] = field(default_factory=dict)  # "rev:path" -> git file mode ("100644", "120000", "040000")
     listed: set[str] = field(default_factory=set)  # "rev:dir" whose entries are all in `modes`
+    present: dict[str, bool] = field(default_factory=dict)  # "rev:path" probed -> a file exists there
 
 
 class GitHubPort(Protocol):
@@ -107,10 +108,11 @@ class GitHubPort(Protocol):
 
     def compare(self, repo: str, base: str, head: str, number: int) -> tuple[str, list[FileInfo]]: ...
     def snapshot(self, repo: str, number: int, blobs: list[str], trees: list[str],
-                 head_sha: str | None = None, listings: list[str] = ()) -> Snapshot: ...
+                 head_sha: str | None = None, probes: list[str] = (), listings: list[str] = ()) -> Snapshot: ...
     def blob(self, repo: str, oid: str) -> bytes: ...
     def create_review(self, repo: str, number: int, commit_sha: str, body: str, comments: list[dict]) -> int: ...
     def reply_to_review_comment(self, repo: str, number: int, comment_id: int, body: str) -> int: ...
+    def edit_review_comment(self, repo: str, comment_id: int, body: str) -> None: ...
     def resolve_thread(self, thread_id: str) -> None: ...
     def create_issue_comment(self, repo: str, number: int, body: str) -> int: ...
     def edit_issue_comment(self, repo: str, comment_id: int, body: str) -> None: ...
@@ -273,10 +275,11 @@ class PyGithubPort:
 
     @_wrap("reading the pull request state")
     def snapshot(self, repo: str, number: int, blobs: list[str], trees: list[str],
-                 head_sha: str | None = None, listings: list[str] = ()) -> Snapshot:
+                 head_sha: str | None = None, probes: list[str] = (), listings: list[str] = ()) -> Snapshot:
         """One GraphQL read: PR state, comments, threads, check runs on `head_sha`, blobs, trees
-        (their blobs' text and modes) and listings ("rev:dir": names and modes, LISTING_DEPTH levels
-        of nested Tree entries, no text)."""
+        (their blobs' text and modes), whether each `probes` file exists (its oid only, never its
+        text), and listings ("rev:dir": names and modes, LISTING_DEPTH levels of nested Tree
+        entries, no text)."""
         owner, name = repo.split("/", 1)
         variables: dict[str, Any] = {"owner": owner, "name": name, "number": number, "after": None, "tafter": None}
         decl, objects = [], []
@@ -293,6 +296,10 @@ class PyGithubPort:
             decl.append(f", $l{i}: String!")
             variables[f"l{i}"] = expr
             objects.append(f"    l{i}: object(expression: $l{i}) {{ {_listing(LISTING_DEPTH)} }}")
+        for i, expr in enumerate(probes):
+            decl.append(f", $p{i}: String!")
+            variables[f"p{i}"] = expr
+            objects.append(f"    p{i}: object(expression: $p{i}) {{ ... on Blob {{ oid }} }}")
         if head_sha:
             decl.append(", $head: GitObjectID!")
             variables.update(head=head_sha)
@@ -345,6 +352,8 @@ class PyGithubPort:
         for i, expr in enumerate(listings):
             rev, _, path = expr.partition(":")
             _walk_listing(r.get(f"l{i}"), rev, path.strip("/"), snap)
+        for i, expr in enumerate(probes):
+            snap.present[expr] = bool((r.get(f"p{i}") or {}).get("oid"))
         for suite in (((r.get("checks") or {}).get("checkSuites") or {}).get("nodes") or ()):
             for cr in (suite.get("checkRuns") or {}).get("nodes") or ():
                 snap.check_runs.append(CheckRunInfo(cr["databaseId"], cr["name"], cr["status"].lower(),
@@ -393,6 +402,10 @@ class PyGithubPort:
         _, d = self.req.requestJsonAndCheck("POST", f"/repos/{repo}/pulls/{number}/comments/{comment_id}/replies",
                                             input={"body": body})
         return d["id"]
+
+    @_wrap("editing a review comment")
+    def edit_review_comment(self, repo: str, comment_id: int, body: str) -> None:
+        self.req.requestJsonAndCheck("PATCH", f"/repos/{repo}/pulls/comments/{comment_id}", input={"body": body})
 
     @_wrap("resolving a review thread")
     def resolve_thread(self, thread_id: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from rules.changelog.changes import changelog_candidates
 from rules.changeset import ChangeSet, FileChange
 from rules.config import EngineConfig, Paths, path_matches
 from rules.context import ReviewContext
@@ -121,20 +122,31 @@ def changeset_from_git(repo: Path, base: str, head: str = "HEAD", pr_number: int
             head=None if status == "removed" else show(repo, head_sha, new),
             patch=patch, previous_path=old if status == "renamed" else None, binary=binary))
     changed = {f.path for f in files}
+    base_changelogs = None
+    candidates = changelog_candidates(paths.changelog, sorted({p for f in files for p in (f.path, f.base_path)}))
+    if candidates is not None:
+        found = []
+        for entry in _git(repo, "ls-tree", "-z", merge_base, "--", *candidates).split(b"\0") if candidates else ():
+            meta, _, path = entry.partition(b"\t")  # "<mode> <type> <sha>\t<path>"
+            if meta.split(b" ")[1:2] == [b"blob"]:
+                found.append(path.decode())
+        base_changelogs = tuple(sorted(found))
     modes, dirs = listing(repo, head_sha)
     scripting = script_dirs(changed | {f.base_path for f in files}, config)
     wanted = (*paths.master_configs, *paths.runners, *(paths.launchers if scripting else ()))
     want = [p for p, m in modes.items() if m != "040000" and p not in changed and path_matches(p, wanted)]
     got = blobs(repo, [f"{head_sha}:{p}" for p in want])
     context = {p: got[f"{head_sha}:{p}"] for p in want if got.get(f"{head_sha}:{p}") is not None}
-    cs = ChangeSet(files=tuple(files), pr_number=pr_number, context=context)
+    cs = ChangeSet(files=tuple(files), pr_number=pr_number, context=context, base_changelogs=base_changelogs)
     if not scripting:
         return cs
-    cs = ChangeSet(files=cs.files, pr_number=pr_number, context=context, tree=modes, listed=dirs)
+    cs = ChangeSet(files=cs.files, pr_number=pr_number, context=context, tree=modes, listed=dirs,
+                   base_changelogs=base_changelogs)
     more = sorted(needed_paths(ReviewContext(cs, config)))
     got = blobs(repo, [f"{head_sha}:{p}" for p in more])
     context.update({p: got[f"{head_sha}:{p}"] for p in more if got.get(f"{head_sha}:{p}") is not None})
-    return ChangeSet(files=cs.files, pr_number=pr_number, context=context, tree=modes, listed=dirs)
+    return ChangeSet(files=cs.files, pr_number=pr_number, context=context, tree=modes, listed=dirs,
+                     base_changelogs=base_changelogs)
 
 
 def config_at(repo: Path, rev: str) -> bytes | None:

@@ -5,16 +5,28 @@ Every user-visible string of the bot's comments lives here as a constant.
 from __future__ import annotations
 
 import re
+from urllib.parse import quote, unquote
 
 from bot import __version__
-from rules.engine import Report
+from bot.present import Ignore, Item, View
+from rules.engine import Report, doc_sections
 from rules.finding import Check, Finding
+from rules.registry import by_code
 
 MARKER_PREFIX = "recipe-review"
 SUMMARY_MARKER = f"<!-- {MARKER_PREFIX}:summary -->"
 WELCOME_MARKER = f"<!-- {MARKER_PREFIX}:welcome -->"
 CONFIG_ERROR_MARKER = f"<!-- {MARKER_PREFIX}:config-error -->"
 _FP_RE = re.compile(r"<!-- recipe-review:finding:(RR\d{3}):([0-9a-f]{16}) -->")
+_KEY_RE = re.compile(r"<!-- recipe-review:problem:([0-9a-f]{16}) -->")
+# `/ignore` state, carried by the bot's own reply: code, on|off, who, percent-encoded reason.
+_IGNORE_RE = re.compile(r"<!-- recipe-review:ignore:(RR\d{3}):(on|off):([A-Za-z0-9-]*):([^ ]*) -->")
+FIXED_MARKER = f"<!-- {MARKER_PREFIX}:fixed -->"
+REPLACED_MARKER = f"<!-- {MARKER_PREFIX}:replaced -->"
+# Replies that close a thread; a thread that has one is never answered again.
+CLOSING_MARKERS = (f"{MARKER_PREFIX}:fixed", f"{MARKER_PREFIX}:replaced")
+# How many subjects a group's headline names before "… and N more".
+GROUP_LISTED = 8
 BLOCKING_BADGE = "🔴 **BLOCKING**"
 NIT_BADGE = "🟡 **nit (optional)**"
 CHECK_RUN_NAME = "recipe-review"
@@ -31,6 +43,39 @@ def parse_finding_marker(body: str | None) -> tuple[str, str] | None:
     """(code, fingerprint) of a bot inline comment, or None."""
     m = _FP_RE.search(body or "")
     return (m.group(1), m.group(2)) if m else None
+
+
+def problem_marker(key: str | None) -> str:
+    return f"<!-- {MARKER_PREFIX}:problem:{key} -->" if key else ""
+
+
+def parse_problem_marker(body: str | None) -> str | None:
+    """The problem key a bot inline comment carries, or None (comments written before keys existed)."""
+    m = _KEY_RE.search(body or "")
+    return m.group(1) if m else None
+
+
+def message_of(body: str | None) -> str:
+    """The message line of a bot inline comment (the third line: badge line, blank, message)."""
+    lines = (body or "").splitlines()
+    return lines[2] if len(lines) > 2 else ""
+
+
+def ignore_marker(code: str, on: bool, by: str, reason: str = "") -> str:
+    by = re.sub(r"[^A-Za-z0-9-]", "", by)
+    return f"<!-- {MARKER_PREFIX}:ignore:{code}:{'on' if on else 'off'}:{by}:{quote(reason, safe='')} -->"
+
+
+def parse_ignore_markers(body: str | None) -> list[tuple[str, bool, str, str]]:
+    """Every (code, on, by, reason) an `/ignore` reply of the bot records, in order."""
+    return [(m.group(1), m.group(2) == "on", m.group(3), unquote(m.group(4)))
+            for m in _IGNORE_RE.finditer(body or "")]
+
+
+def safe_text(text: str, limit: int = 300) -> str:
+    """User text quoted in a bot comment: no HTML (so no marker can be forged), one line, bounded."""
+    text = " ".join(text.split())[:limit]
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _badge(f: Finding) -> str:
@@ -58,12 +103,83 @@ def inline_comment(f: Finding, with_suggestion: bool) -> str:
         parts += ["", "<details><summary>Why this was flagged</summary>", ""]
         parts += [f"- {e}" for e in f.evidence]
         parts += ["", "</details>"]
-    parts += ["", finding_marker(f)]
+    parts += ["", finding_marker(f), problem_marker(item_key(f))]
     return _clip("\n".join(parts), MAX_BODY)
 
 
+def item_key(f: Finding) -> str | None:
+    return Item((f,)).key
+
+
+def _rule_fix(item: Item) -> str:
+    """A group's fix: the members' own when they share one, else the rule's documented fix."""
+    fixes = {f.fix for f in item.members}
+    if len(fixes) == 1:
+        return fixes.pop()
+    rule = by_code(item.code)
+    text = doc_sections(rule).get("Fix", "") if rule is not None else ""
+    return " ".join(text.strip().split("\n\n")[0].split()) or item.first.fix
+
+
+def group_headline(item: Item) -> str:
+    """"38 changed keys are selected by no new entry: `a`, `b`, … and 30 more." """
+    n = len(item.members)
+    if n == 1:  # a group that shrank to one finding (kept so its thread is edited, not replaced)
+        return item.first.message
+    rule = by_code(item.code)
+    plural = getattr(rule, "PLURAL", None)
+    lead = f"{n} {plural}" if plural else f"{n} `{item.code}` {item.name} findings in this file"
+    labels = item.labels()
+    shown = ", ".join(labels[:GROUP_LISTED])
+    more = len(labels) - GROUP_LISTED
+    return f"{lead}: {shown}" + (f", … and {more} more" if more > 0 else "") + "."
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def group_comment(item: Item) -> str:
+    """One review comment for every finding of a rule in one file: headline, why, fix, the full list.
+
+    No suggestion block: each member's suggestion replaces its own lines, which one comment cannot.
+    """
+    n = len(item.members)
+    parts = [f"{_badge(item.first)} · `{item.code}` {item.name} · {n} in this file", "", group_headline(item)]
+    if item.first.why:
+        parts += ["", f"**Why it matters:** {item.first.why}"]
+    fix = _rule_fix(item)
+    if fix:
+        parts += ["", f"**Fix:** {fix}"]
+    parts += ["", f"<details><summary>All {n}, by line</summary>", ""]
+    parts += [f"- {_at(f)}: {_one_line(f.message)}" for f in item.members]
+    parts += ["", "</details>", "", finding_marker_of(item), problem_marker(item.key)]
+    return _clip("\n".join(parts), MAX_BODY)
+
+
+def finding_marker_of(item: Item) -> str:
+    return f"<!-- {MARKER_PREFIX}:finding:{item.code}:{item.fingerprint} -->"
+
+
+def item_comment(item: Item, with_suggestion: bool) -> str:
+    return group_comment(item) if item.grouped else inline_comment(item.first, with_suggestion)
+
+
+def _at(f: Finding) -> str:
+    return f"line {f.line}" if f.line else "whole file"
+
+
 def fixed_reply(sha: str) -> str:
-    return f"✅ Fixed in `{sha[:7]}` — this finding no longer appears. <!-- {MARKER_PREFIX}:fixed -->"
+    return f"✅ Fixed in `{sha[:7]}` — this finding no longer appears. {FIXED_MARKER}"
+
+
+def replaced_reply(why: str) -> str:
+    return f"↪️ {why} {REPLACED_MARKER}"
+
+
+GROUPED_INSTEAD = "Now listed in one comment for this rule and file; this thread is closed as superseded, not fixed."
+IGNORED_INSTEAD = "This rule's findings are ignored on this PR (`/ignore`); the summary comment lists them."
+SAME_PROBLEM = "Another recipe-review comment shows this finding; this duplicate thread is closed."
 
 
 def _where(f: Finding) -> str:
@@ -72,10 +188,56 @@ def _where(f: Finding) -> str:
     return f"`{f.path}:{f.line}`" if f.line else f"`{f.path}`"
 
 
-def counts_line(report: Report) -> str:
+def _item_where(it: Item) -> str:
+    return f"`{it.path}` ({len(it.members)} places)" if it.grouped else _where(it.first)
+
+
+def _item_what(it: Item) -> str:
+    return group_headline(it) if it.grouped else it.first.message
+
+
+def _plural(n: int, word: str, many: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+def counts_line(report: Report, view: View) -> str:
     passed = sum(1 for c in report.checks if c.status == "passed")
-    return (f"🔴 {len(report.blocking)} blocking · 🟡 {len(report.nits)} nit"
-            f"{'s' if len(report.nits) != 1 else ''} · ✅ {passed} check{'s' if passed != 1 else ''} passed")
+    line = (f"🔴 {len(view.blocking)} blocking · 🟡 {_plural(len(view.nits), 'nit')} · "
+            f"✅ {_plural(passed, 'check')} passed")
+    return line + (f" · ⚪ {len(view.ignored)} ignored" if view.ignored else "")
+
+
+def _per_rule(view: View) -> list[str]:
+    """Counts per rule, most first: the first thing a reader of a huge review needs."""
+    rows: dict[str, list] = {}
+    for it in view.items:
+        r = rows.setdefault(it.code, [it, 0, set()])
+        r[1] += len(it.members)
+        r[2].add(it.path)
+    out = ["", "### Findings by rule", "", "| | Rule | Findings | Files |", "|---|---|---|---|"]
+    for it, n, paths in sorted(rows.values(), key=lambda r: (not r[0].blocking, -r[1], r[0].code)):
+        out.append(f"| {'🔴' if it.blocking else '🟡'} | `{it.code}` {it.name} | {n} | {len(paths)} |")
+    return out
+
+
+def _ignored_section(view: View) -> list[str]:
+    if not view.ignores:
+        return []
+    out = ["", "### Ignored on this PR", ""]
+    for code, ig in sorted(view.ignores.items()):
+        fs = [f for f in view.ignored if f.code == code]
+        rule = by_code(code)
+        name = fs[0].name if fs else (rule.NAME if rule is not None else "")
+        what = (f"{_plural(len(fs), 'finding')} ({'🔴 blocking' if fs[0].blocking else '🟡 nit'}) not counted"
+                if fs else "no finding on this head")
+        why = f": {safe_text(ig.reason)}" if ig.reason else " (no reason given)"
+        out.append(f"- ⚪ **`{code}` {name}** — {what}; ignored by @{ig.by}{why}. "
+                   f"`/ignore {code} off` counts it again.")
+        if fs:
+            out += ["", "  <details><summary>The ignored findings</summary>", ""]
+            out += [f"  - {_where(f)}: {_one_line(f.message)}" for f in fs]
+            out += ["", "  </details>"]
+    return out
 
 
 def _checks_section(checks: list[Check]) -> list[str]:
@@ -91,29 +253,37 @@ def _checks_section(checks: list[Check]) -> list[str]:
     return out
 
 
-def report_markdown(report: Report, head_sha: str, inline: set[str] | None = None,
+def report_markdown(report: Report, head_sha: str, view: View | None = None,
                     config_errors: list[str] = ()) -> str:
-    """The body shared by the summary comment and the check run: counts, findings, checks.
+    """The body shared by the summary comment and the check run: counts per rule, items, checks.
 
-    `inline` is the set of fingerprints posted as inline comments; every other finding is written
-    out in full here, so nothing is lost when it cannot sit on a diff line.
+    Items not visible as inline comments (`view.inline`) are written out in full here, so nothing
+    is lost when a finding cannot sit on a diff line or is past the inline cap.
     """
-    inline = inline or set()
-    lines = [f"## recipe-review · `{head_sha[:7]}`", "", counts_line(report)]
+    view = view or View.of(report.findings)
+    lines = [f"## recipe-review · `{head_sha[:7]}`", "", counts_line(report, view)]
     if config_errors:
         lines += ["", "⚠️ `.github/recipe-review.yml` on the base branch is invalid; the defaults were used:", ""]
         lines += [f"- {e}" for e in config_errors]
-    if report.findings:
+    if view.items:
+        lines += _per_rule(view)
         lines += ["", "### Findings", "", "| | Rule | Where | What |", "|---|---|---|---|"]
-        for f in report.findings:
-            badge = "🔴" if f.blocking else "🟡"
-            msg = f.message.replace("|", "\\|").replace("\n", " ")
-            lines.append(f"| {badge} | `{f.code}` {f.name} | {_where(f)} | {msg} |")
-        outside = [f for f in report.findings if f.fingerprint not in inline]
-        if outside:
+        for it in view.items:
+            msg = _one_line(_item_what(it)).replace("|", "\\|")
+            lines.append(f"| {'🔴' if it.blocking else '🟡'} | `{it.code}` {it.name} | {_item_where(it)} | {msg} |")
+        if view.outside:
             lines += ["", "#### Not on a diff line (details here)", ""]
-            for f in outside:
-                lines.append(f"- {'🔴' if f.blocking else '🟡'} **`{f.code}` {f.name}** at {_where(f)}: {f.message}")
+            for it in view.outside:
+                badge = "🔴" if it.blocking else "🟡"
+                if it.grouped:
+                    lines.append(f"- {badge} **`{it.code}` {it.name}** in `{it.path}`: {group_headline(it)}")
+                    if it.first.why:
+                        lines.append(f"  - *Why it matters:* {it.first.why}")
+                    lines.append(f"  - *Fix:* {_rule_fix(it)}")
+                    lines += [f"  - {_at(f)}: {_one_line(f.message)}" for f in it.members]
+                    continue
+                f = it.first
+                lines.append(f"- {badge} **`{f.code}` {f.name}** at {_where(f)}: {f.message}")
                 if f.why:
                     lines.append(f"  - *Why it matters:* {f.why}")
                 if f.fix:
@@ -121,34 +291,38 @@ def report_markdown(report: Report, head_sha: str, inline: set[str] | None = Non
                 for e in f.evidence:
                     lines.append(f"  - {e}")
     else:
-        lines += ["", "No findings."]
+        lines += ["", "No findings." if not view.ignored else "No findings counted."]
+    lines += _ignored_section(view)
     lines += _checks_section(report.checks)
     return "\n".join(lines)
 
 
-def summary_comment(report: Report, head_sha: str, inline: set[str] | None = None,
+def summary_comment(report: Report, head_sha: str, view: View | None = None,
                     config_errors: list[str] = ()) -> str:
-    body = report_markdown(report, head_sha, inline, config_errors)
+    body = report_markdown(report, head_sha, view, config_errors)
     footer = f"\n\n<sub>Edited in place on every push · recipe-review {__version__} · `/help` for commands</sub>"
     return _clip(body, MAX_BODY - len(footer) - len(SUMMARY_MARKER) - 2) + footer + "\n" + SUMMARY_MARKER
 
 
-def review_body(report: Report, n_inline: int) -> str:
-    if not report.findings:
+def review_body(report: Report, view: View) -> str:
+    if not view.items:
         return "recipe-review found nothing to flag. The summary comment lists what was verified."
-    extra = len(report.findings) - n_inline
-    tail = f" {extra} more in the summary comment (not on a diff line)." if extra > 0 else ""
-    return f"{counts_line(report)}.{tail} Findings marked 🟡 are optional and need no follow-up push."
+    extra = len(view.outside)
+    tail = (f" {_plural(extra, 'more item')} in the summary comment (not on a diff line, or past the inline cap)."
+            if extra else "")
+    return f"{counts_line(report, view)}.{tail} Findings marked 🟡 are optional and need no follow-up push."
 
 
-def check_run_output(report: Report, head_sha: str, inline: set[str] | None = None,
+def check_run_output(report: Report, head_sha: str, view: View | None = None,
                      config_errors: list[str] = ()) -> dict:
-    title = (f"{len(report.blocking)} blocking finding{'s' if len(report.blocking) != 1 else ''}"
-             if report.blocking else
-             (f"No blocking findings ({len(report.nits)} nit{'s' if len(report.nits) != 1 else ''})"
-              if report.nits else "No findings"))
+    view = view or View.of(report.findings)
+    blocking, nits = len(view.blocking), len(view.nits)
+    title = (f"{_plural(blocking, 'blocking finding')}" if blocking else
+             (f"No blocking findings ({_plural(nits, 'nit')})" if nits else "No findings"))
+    if view.ignored:
+        title += f", {len(view.ignored)} ignored"
     return {"title": title,
-            "summary": _clip(report_markdown(report, head_sha, inline, config_errors), MAX_CHECK_SUMMARY)}
+            "summary": _clip(report_markdown(report, head_sha, view, config_errors), MAX_CHECK_SUMMARY)}
 
 
 WELCOME = f"""{WELCOME_MARKER}

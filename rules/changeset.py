@@ -65,6 +65,9 @@ class ChangeSet:
     `context` holds head versions of files the PR does not change but rules need to read (master
     configs, runners.yaml, launchers, benchmark scripts and their library), keyed by path;
     `base_context` the same at the merge base.
+    `base_changelogs` lists the changelog files that exist at the merge base where one would govern
+    the changed files (`rules.changelog.changes.changelog_candidates`), when the builder looked:
+    `()` means the base has none, None that nobody looked (the rules then assume one).
 
     `tree` is a head listing of what exists (path → git file mode: `100644`, `100755`, `120000` for
     a symlink, `040000` for a directory) under the directories in `listed`, each of which is listed
@@ -78,6 +81,7 @@ class ChangeSet:
     title: str | None = None
     context: Mapping[str, bytes] = field(default_factory=dict)
     base_context: Mapping[str, bytes] = field(default_factory=dict)
+    base_changelogs: tuple[str, ...] | None = None
     tree: Mapping[str, str] = field(default_factory=dict)
     listed: frozenset[str] = frozenset()
 
@@ -179,6 +183,10 @@ class ChangeSet:
         base_context = {
             str(k): _to_bytes(v) for k, v in (record.get("base_context") or {}).items() if v is not None
         }
+        base_changelogs = record.get("base_changelogs")
+        if base_changelogs is not None and not (isinstance(base_changelogs, list)
+                                                and all(isinstance(p, str) for p in base_changelogs)):
+            raise ValueError("changes file: `base_changelogs` must be a list of paths")
         number = pr_number if pr_number is not None else record.get("number")
         if number is not None and not isinstance(number, int):
             raise ValueError("changes file: `number` must be an integer")
@@ -189,4 +197,5 @@ class ChangeSet:
             title=record.get("title"),
             context=context,
             base_context=base_context,
+            base_changelogs=tuple(base_changelogs) if base_changelogs is not None else None,
         )

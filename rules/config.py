@@ -170,7 +170,7 @@ class RepoConfig(BaseModel):
     labels: LabelsConfig = LabelsConfig()
     scripts: ScriptsConfig = ScriptsConfig()
     review_drafts: bool = False  # review draft PRs too
-    max_inline_comments: int = Field(default=30, ge=0, le=100)  # inline comments per review
+    max_inline_comments: int = Field(default=30, ge=0, le=100)  # open inline threads of the bot on a PR
 
 
 class EngineConfig:

@@ -65,3 +65,40 @@ def test_clean_append_exits_0_for_the_changelog_rules(git_repo):
 def test_unknown_revision_exits_2(pr_repo):
     proc = _check(pr_repo, "--base", "no-such-branch", "--head", "feature")
     assert proc.returncode == 2 and "unknown revision `no-such-branch`" in proc.stderr
+
+
+SCRIPT = "benchmarks/single_node/dsv4_fp4_b200_vllm.sh"
+
+
+@pytest.mark.parametrize("changelog, exit_code", [(None, 0), ("perf-changelog.yaml", 1),
+                                                  ("inferencex-e2e/perf-changelog.yaml", 1)],
+                         ids=["base without any changelog", "changelog at the root", "changelog above the script"])
+def test_entry_required_only_where_the_base_has_a_changelog(git_repo, changelog, exit_code):
+    prefix = "inferencex-e2e/" if changelog and changelog.startswith("inferencex-e2e/") else ""
+    git_repo.commit({prefix + SCRIPT: "vllm serve m\n", **({changelog: BASE} if changelog else {})}, "main")
+    git_repo.commit({prefix + SCRIPT: "vllm serve m --tp 8\n"}, "tune", branch="feature")
+    proc = _check(git_repo, "--base", "main", "--head", "feature", "--format", "json")
+    assert proc.returncode == exit_code, proc.stdout + proc.stderr
+    out = json.loads(proc.stdout)
+    assert [f["code"] for f in out["findings"]] == ([] if exit_code == 0 else ["RR009"])
+    said = [c for c in out["checks"] if c.get("code") == "RR009" and "no entry required" in c["detail"]]
+    assert bool(said) is (exit_code == 0)
+
+
+def test_json_keeps_one_entry_per_problem_where_the_app_groups(git_repo):
+    """The App posts one comment for eight `RR011`; `--format json` still lists all eight, same shape."""
+    from tests.rules.mc_helpers import entry, master, row
+
+    keys = [f"dsv4-fp4-b200-vllm-k{i}" for i in range(9)]
+    git_repo.commit({"perf-changelog.yaml": entry(keys[0], pr="1"),
+                     "configs/nvidia-master.yaml": master(*[row(k) for k in keys])}, "main")
+    git_repo.commit({"perf-changelog.yaml": entry(keys[0], pr="1") + "\n" + entry(keys[0]),
+                     "configs/nvidia-master.yaml": master(*[row(k, image="vllm/vllm-openai:v0.21.0") if i else row(k)
+                                                            for i, k in enumerate(keys)])}, "pr", branch="feature")
+    proc = _check(git_repo, "--base", "main", "--head", "feature", "--format", "json")
+    out = json.loads(proc.stdout)
+    rr011 = [f for f in out["findings"] if f["code"] == "RR011"]
+    assert len(rr011) == 8 and len({f["fingerprint"] for f in rr011}) == 8
+    assert set(out) == {"findings", "checks"}
+    assert all(set(f) == {"code", "name", "severity", "path", "line", "end_line", "message", "why", "fix",
+                          "suggestion", "evidence", "fingerprint"} for f in out["findings"])

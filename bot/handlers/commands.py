@@ -12,7 +12,7 @@ import time
 
 from bot import commands, render, sweep
 from bot.github import GitHubPort, Snapshot
-from bot.handlers.review import CONFIG_PATH, load_repo_config
+from bot.handlers.review import CONFIG_PATH, ignores_of, load_repo_config
 from bot.reconcile import plan_labels
 from rules.engine import doc_sections
 from rules.registry import by_code
@@ -179,6 +179,38 @@ def do_reuse(run: CommandRun, cmd) -> str | None:
     return None
 
 
+def do_ignore(run: CommandRun, cmd) -> str | None:
+    """Record `/ignore CODE reason` (or its undoing) in the reply itself, then re-review the head.
+
+    The reply's hidden marker is the state: every review reads the bot's replies back from the PR,
+    so the decision survives pushes, restarts and workers without a database.
+    """
+    args = list(cmd.args)
+    off = cmd.name == "unignore" or (len(args) == 2 and args[1].lower() == "off")
+    if not args:
+        return f"say which rule: `/{cmd.name} RR011" + ("`." if off else " <reason>`.")
+    rule = by_code(args[0])
+    if rule is None:
+        return f"no rule `{render.safe_text(args[0], 40)}`. The rules are listed in the README."
+    current = ignores_of(run.snap, run.deps.settings.bot_login).get(rule.CODE)
+    who = run.job["author"]
+    if off:
+        if current is None:
+            return f"`{rule.CODE}` is not ignored on this PR."
+        text = (f"`{rule.CODE}` {rule.NAME} counts again on this PR (it was ignored by @{current.by}).\n\n"
+                + render.ignore_marker(rule.CODE, False, who))
+    else:
+        reason = " ".join(args[1:])
+        shown = f" Reason: {render.safe_text(reason)}." if reason else ""
+        text = (f"`{rule.CODE}` {rule.NAME} is ignored on this PR: its findings are listed in the summary, "
+                f"not counted by the `{render.CHECK_RUN_NAME}` check or the sweep gate, and stay ignored "
+                f"after later pushes.{shown} `/ignore {rule.CODE} off` counts them again.\n\n"
+                + render.ignore_marker(rule.CODE, True, who, " ".join(reason.split())[:300]))
+    run.reply(cmd, text)  # first: the review below reads the state from this reply
+    do_review(run, cmd)
+    return None
+
+
 def do_explain(run: CommandRun, cmd) -> str | None:
     if not cmd.args:
         return "say which rule: `/explain RR001`."
@@ -197,5 +229,5 @@ def do_help(run: CommandRun, cmd) -> str | None:
     return "the commands:\n\n" + commands.help_text()
 
 
-ACTIONS = {"review": do_review, "sweep": do_sweep, "reuse-sweep-run": do_reuse, "explain": do_explain,
-           "help": do_help}
+ACTIONS = {"review": do_review, "sweep": do_sweep, "reuse-sweep-run": do_reuse, "ignore": do_ignore,
+           "explain": do_explain, "help": do_help}

@@ -1,21 +1,26 @@
 """The review job: fetch the PR, run the rules, and write only what is missing.
 
 Writes, each skipped when the current state already matches: one review (`COMMENT`) with the new
-inline comments; a resolve (or "fixed in <sha>" reply) for threads whose finding is gone; the
-`recipe-review` check run on the head; the summary comment (edited in place); the welcome comment
-(once per PR, on `opened`).
+inline comments (single findings, or one per rule and file: `bot.present`); an edit of each kept
+comment whose text changed (a group's list, a reworded finding); a resolve (or "fixed in <sha>"
+reply) for threads whose finding is gone, and a resolve without it for threads replaced by another
+(grouped, ignored with `/ignore`, a duplicate); the `recipe-review` check run on the head; the
+summary comment (edited in place); the welcome comment (once per PR, on `opened`).
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import posixpath
 from dataclasses import dataclass, field
 
 from bot import diff, render, sweep
 from bot.github import GitHubError, GitHubPort, Snapshot
-from bot.reconcile import InlineComment, PostedComment, ReviewPlan, plan_review
+from bot.present import problem_key
+from bot.reconcile import InlineComment, PostedComment, ReviewPlan, ignores_from, plan_review
 from rules.changeset import ChangeSet, FileChange
 from rules.changelog.analysis import changelog_diffs
+from rules.changelog.changes import changelog_candidates
 from rules import load_config
 from rules.config import EngineConfig, Paths, RepoConfig, path_matches
 from rules.context import ReviewContext
@@ -72,6 +77,13 @@ def _context_dirs(paths: list[str], globs: tuple[str, ...]) -> set[str]:
     return out
 
 
+def changelog_probes(merge_base: str, paths: list[str], globs) -> list[str] | None:
+    """"rev:path" of every place a changelog governing `paths` could sit at the merge base, or None
+    when the changelog globs cannot be probed (see `changelog_candidates`)."""
+    candidates = changelog_candidates(globs, paths)
+    return None if candidates is None else [f"{merge_base}:{c}" for c in candidates]
+
+
 def load_repo_config(raw: bytes | None) -> tuple[EngineConfig, list[str]]:
     if raw is None:
         return load_config(None)
@@ -89,12 +101,23 @@ def bot_comments(snap: Snapshot, bot_login: str) -> list[PostedComment]:
     for t in snap.threads:
         if not t.comments or t.comments[0].author != me:
             continue
-        parsed = render.parse_finding_marker(t.comments[0].body)
+        first = t.comments[0]
+        parsed = render.parse_finding_marker(first.body)
         if parsed is None:
             continue
-        noted = any(c.author == me and "recipe-review:fixed" in c.body for c in t.comments[1:])
-        out.append(PostedComment(t.comments[0].id, parsed[1], parsed[0], t.path or "", t.id, t.resolved, noted))
+        code, fingerprint = parsed
+        path = t.path or ""
+        # Comments written before problem keys existed: derive the key from the message they show.
+        key = render.parse_problem_marker(first.body) or problem_key(code, path, render.message_of(first.body))
+        noted = any(c.author == me and any(m in c.body for m in render.CLOSING_MARKERS) for c in t.comments[1:])
+        out.append(PostedComment(first.id, fingerprint, code, path, t.id, t.resolved, noted, key, first.body))
     return out
+
+
+def ignores_of(snap: Snapshot, bot_login: str) -> dict:
+    """The `/ignore` state of the PR, read back from the bot's own replies (oldest first)."""
+    me = bot_login.removesuffix("[bot]")
+    return ignores_from(c.body for c in sorted(snap.issue_comments, key=lambda c: c.id) if c.author == me)
 
 
 def _marked(snap: Snapshot, marker: str, bot_login: str):
@@ -155,7 +178,9 @@ def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = Fal
                        EngineConfig(RepoConfig(paths=defaults)))
     trees += sorted(f"{job.head_sha}:{d}" for d in dirs if d.endswith("runners") and f"{job.head_sha}:{d}" not in trees)
     listings = sorted(f"{job.head_sha}:{d}" for d in dirs if d.endswith("benchmarks"))
-    snap = port.snapshot(job.repo, job.number, blobs, trees, job.head_sha, listings=listings)
+    all_paths = sorted({p for f in files for p in (f.path, f.previous_path) if p})
+    probes = changelog_probes(merge_base, all_paths, defaults.changelog)
+    snap = port.snapshot(job.repo, job.number, blobs, trees, job.head_sha, probes or [], listings=listings)
     for i in range(0, len(more_blobs), BLOBS_PER_QUERY):  # a PR with hundreds of files
         more = port.snapshot(job.repo, job.number, more_blobs[i:i + BLOBS_PER_QUERY], [])
         snap.blobs.update(more.blobs)
@@ -171,13 +196,19 @@ def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = Fal
     extra_trees = sorted(f"{job.head_sha}:{d}" for d in _context_dirs(
         changed_paths, (*config.paths.master_configs, *config.paths.runners))
         if f"{job.head_sha}:{d}" not in trees)
-    if extra_trees:  # the repository moved its master configs: one more read
-        more = port.snapshot(job.repo, job.number, [], extra_trees)
+    probes = changelog_probes(merge_base, all_paths, config.paths.changelog)
+    extra_probes = [p for p in probes or () if p not in snap.present]
+    if extra_trees or extra_probes:  # the repository moved its master configs or changelog: one more read
+        more = port.snapshot(job.repo, job.number, [], extra_trees, probes=extra_probes)
         snap.blobs.update(more.blobs)
         snap.truncated.update(more.truncated)
+        snap.present.update(more.present)
     for key, oid in snap.truncated.items():
         snap.blobs[key] = port.blob(job.repo, oid)
     changeset = build_changeset(job, merge_base, files, snap, config.paths)
+    if probes is not None:  # which changelogs the base has: none means no entry can be required
+        changeset = dataclasses.replace(changeset, base_changelogs=tuple(
+            p.partition(":")[2] for p in probes if snap.present.get(p)))
     if listings:
         needed = sorted(needed_paths(ReviewContext(changeset, config)))
         for i in range(0, len(needed), BLOBS_PER_QUERY):
@@ -186,18 +217,23 @@ def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = Fal
             for key, oid in more.truncated.items():
                 snap.blobs[key] = port.blob(job.repo, oid)
         if needed:
-            changeset = build_changeset(job, merge_base, files, snap, config.paths, extra=set(needed))
+            changeset = dataclasses.replace(
+                build_changeset(job, merge_base, files, snap, config.paths, extra=set(needed)),
+                base_changelogs=changeset.base_changelogs)
     ctx = ReviewContext(changeset, config)
     report = run(changeset, config, ctx=ctx)
     facts = changelog_facts(ctx)
     posted = bot_comments(snap, bot_login)
     hunks = {f.path: diff.hunks(f.patch) for f in files}
-    plan = plan_review(report.findings, hunks, posted, config.repo.max_inline_comments)
+    plan = plan_review(report.findings, hunks, posted, config.repo.max_inline_comments,
+                       ignores=ignores_of(snap, bot_login))
     outcome = Outcome("reviewed", report=report)
     if dry_run:
-        outcome.writes.append(f"dry-run: {len(plan.inline)} inline, {len(plan.gone)} gone")
+        outcome.writes.append(f"dry-run: {len(plan.inline)} inline, {len(plan.edits)} edits, "
+                              f"{len(plan.gone)} gone, {len(plan.replaced)} replaced")
         return outcome
     _write_review(port, job, report, plan, outcome)
+    _write_edits(port, job, plan, outcome)
     _close_gone(port, job, plan, outcome)
     _write_check_run(port, job, snap, report, plan, config_errors, outcome)
     _write_summary(port, job, snap, report, plan, config_errors, bot_login, outcome)
@@ -205,7 +241,7 @@ def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = Fal
         port.create_issue_comment(job.repo, job.number, render.WELCOME)
         outcome.writes.append("welcome")
     labels = reconcile_labels(port, job, list(snap.pull.labels), config, outcome)
-    write_gate(port, job, snap, labels, config, facts, len(report.blocking), outcome)
+    write_gate(port, job, snap, labels, config, facts, len(plan.view().blocking), outcome)
     return outcome
 
 
@@ -271,27 +307,37 @@ def _write_review(port: GitHubPort, job: ReviewJob, report: Report, plan: Review
     if not plan.inline:
         return
     rejected: list[InlineComment] = []
-    _post(port, job, render.review_body(report, len(plan.inline)), plan.inline, outcome, rejected)
+    body = render.review_body(report, plan.view())
+    _post(port, job, body, plan.inline, outcome, rejected)
     for c in rejected:  # it goes to the summary instead
-        plan.inline_fingerprints.discard(c.finding.fingerprint)
-        plan.outside.append(c.finding)
+        plan.inline_fingerprints.discard(c.item.fingerprint)
+        plan.outside.append(c.item)
+
+
+def _write_edits(port: GitHubPort, job: ReviewJob, plan: ReviewPlan, outcome: Outcome) -> None:
+    for e in plan.edits:
+        port.edit_review_comment(job.repo, e.comment_id, e.body)
+        outcome.writes.append(f"edit {e.code}")
 
 
 def _close_gone(port: GitHubPort, job: ReviewJob, plan: ReviewPlan, outcome: Outcome) -> None:
-    for p in plan.gone:
+    closings = [(p, render.fixed_reply(job.head_sha), "fixed") for p in plan.gone]
+    closings += [(c.comment, render.replaced_reply(c.why), "replaced") for c in plan.replaced]
+    for p, reply, kind in closings:
         try:
             if p.thread_id is None:
                 raise GitHubError("no thread id")
             port.resolve_thread(p.thread_id)
-            outcome.writes.append(f"resolve {p.code}")
+            outcome.writes.append(f"resolve {p.code}" + ("" if kind == "fixed" else " (replaced)"))
         except GitHubError:
-            port.reply_to_review_comment(job.repo, job.number, p.comment_id, render.fixed_reply(job.head_sha))
-            outcome.writes.append(f"reply fixed {p.code}")
+            port.reply_to_review_comment(job.repo, job.number, p.comment_id, reply)
+            outcome.writes.append(f"reply {kind} {p.code}")
 
 
 def _write_check_run(port, job, snap, report, plan, config_errors, outcome) -> None:
-    conclusion = "failure" if report.blocking else "success"
-    output = render.check_run_output(report, job.head_sha, plan.inline_fingerprints, config_errors)
+    view = plan.view()
+    conclusion = "failure" if view.blocking else "success"
+    output = render.check_run_output(report, job.head_sha, view, config_errors)
     mine = [c for c in snap.check_runs if c.name == render.CHECK_RUN_NAME]
     if mine:
         cr = mine[0]
@@ -306,7 +352,7 @@ def _write_check_run(port, job, snap, report, plan, config_errors, outcome) -> N
 
 
 def _write_summary(port, job, snap, report, plan, config_errors, bot_login, outcome) -> None:
-    body = render.summary_comment(report, job.head_sha, plan.inline_fingerprints, config_errors)
+    body = render.summary_comment(report, job.head_sha, plan.view(), config_errors)
     existing = _marked(snap, render.SUMMARY_MARKER, bot_login)
     if existing is None:
         port.create_issue_comment(job.repo, job.number, body)

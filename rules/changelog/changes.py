@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rules.changelog.analysis import changelog_diffs
+from rules.changelog.analysis import changelog_diffs, changelog_files
 from rules.context import ReviewContext
 from rules.master.analysis import changed_keys, master_files, master_keys
 
@@ -127,6 +127,36 @@ def entry_state(ctx: ReviewContext) -> tuple[int, str | None]:
     diffs = changelog_diffs(ctx)
     skipped = next((f"{d.path}: {d.skip_reason}" for d in diffs if d.skip_reason), None)
     return sum(len(d.new_entries) for d in diffs), skipped
+
+
+def changelog_candidates(globs, changed_paths) -> tuple[str, ...] | None:
+    """Where a changelog governing the changed files can live: each plain path of `globs`, and for each
+    `**/<name>` its name at the root and in every directory above a changed path.
+
+    None when a glob has another shape (nothing to probe: whether the base has one stays unknown).
+    """
+    out: list[str] = []
+    for g in globs:
+        name = g[3:] if g.startswith("**/") else g
+        if any(ch in name for ch in "*?[]{}!") or (g.startswith("**/") and "/" in name):
+            return None
+        if not g.startswith("**/"):
+            out.append(g)
+            continue
+        for p in changed_paths:
+            d = p
+            while d:
+                d = d.rpartition("/")[0]
+                out.append(f"{d}/{name}" if d else name)
+    return tuple(sorted(set(out)))
+
+
+def changelog_at_base(ctx: ReviewContext) -> bool | None:
+    """Whether the base has a changelog this PR could append to: True, False (looked, none), None (unknown)."""
+    if any(f.status != "added" for f in changelog_files(ctx)):
+        return True
+    known = ctx.changeset.base_changelogs
+    return None if known is None else bool(known)
 
 
 def cleanup_reason(ctx: ReviewContext, changes: list[BenchmarkChange]) -> str | None:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import uuid
 
@@ -112,3 +113,64 @@ def writes(calls):
 
 def label_writes(calls):
     return [c for c in writes(calls) if "/labels" in c["path"]]
+
+
+class BundleScenario(BotHarness):
+    """A real InferenceX PR state from the bundle (a `git clone --mirror` of it at `mirror`) on the fake
+    GitHub, as repository SemiAnalysisAI/InferenceX, with the bot serving webhooks.
+
+    The fake serves a cheap scratch clone (objects shared with `mirror`, which is never written):
+    `main` as in the bundle and branch `pr-N` at `head`; `push` commits a change onto that branch.
+    """
+
+    REPO = "SemiAnalysisAI/InferenceX"
+
+    def __init__(self, tmp_path, mirror, number: int, head: str, collaborators: dict | None = None, **settings):
+        self.repo_dir = tmp_path / f"ix-{number}.git"
+        subprocess.run(["git", "clone", "-q", "--mirror", "--shared", str(mirror), str(self.repo_dir)], check=True)
+        self.branch = f"pr-{number}"
+        self._git("update-ref", f"refs/heads/{self.branch}", head)
+        self.fake = FakeGitHub(self.repo_dir, repo=self.REPO, collaborators=collaborators or {})
+        self.fake.add_pr(number, base="main", head=self.branch, author="contributor", title=f"PR {number}")
+        super().__init__(tmp_path, self.fake.start(), number, **settings)
+
+    def _git(self, *args: str, input: bytes | None = None) -> str:
+        env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+               "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_INDEX_FILE": str(self.repo_dir / "scratch-index")}
+        return subprocess.run(["git", "-C", str(self.repo_dir), *args], check=True, capture_output=True,
+                              input=input, env=env).stdout.decode().strip()
+
+    def show(self, path: str, rev: str | None = None) -> bytes:
+        return subprocess.run(["git", "-C", str(self.repo_dir), "show", f"{rev or self.branch}:{path}"],
+                              check=True, capture_output=True).stdout
+
+    def push(self, files: dict[str, bytes], message: str = "push") -> str:
+        """Commit `files` (path → new content) on top of the PR branch, move the PR head, deliver `synchronize`."""
+        self._git("read-tree", self.branch)
+        for path, content in files.items():
+            blob = self._git("hash-object", "-w", "--stdin", input=content)
+            self._git("update-index", "--add", "--cacheinfo", f"100644,{blob},{path}")
+        tree = self._git("write-tree")
+        sha = self._git("commit-tree", tree, "-p", self.branch, "-m", message)
+        self._git("update-ref", f"refs/heads/{self.branch}", sha)
+        self.fake.move_head(self.number, self.branch)
+        self.deliver("pull_request", self.payload("synchronize"))
+        return sha
+
+    def comment(self, user: str, body: str) -> dict:
+        """A user posts a PR comment; GitHub delivers `issue_comment.created`."""
+        r = self.http.post(f"{self.fake_url}/_fake/comments", timeout=10,
+                           json={"number": self.number, "user": user, "body": body, "kind": "issue"})
+        r.raise_for_status()
+        c = r.json()
+        payload = self.http.get(f"{self.fake_url}/_fake/webhook/issue_comment", timeout=10,
+                                params={"number": self.number, "action": "created", "comment_id": c["id"]}).json()
+        self.deliver("issue_comment", payload)
+        return c
+
+    def state(self) -> dict:
+        return self.http.get(f"{self.fake_url}/_fake/state", timeout=10).json()
+
+    def close(self):
+        super().close()
+        self.fake.stop()

@@ -41,6 +41,9 @@ def test_rule_contract(rule):
     for name in ("Why it matters", "Example", "Fix"):
         assert sections.get(name, "").strip(), f"docstring lacks a '## {name}' section"
     assert by_code(rule.CODE) is rule and by_code(rule.NAME) is rule
+    plural = getattr(rule, "PLURAL", None)  # optional: "<n> <PLURAL>: `a`, `b` …" heads a grouped comment
+    if plural is not None:
+        assert isinstance(plural, str) and plural[:1].islower() and not plural.endswith("."), plural
 
 
 @pytest.mark.parametrize("rule", ALL_RULES, ids=lambda r: r.CODE)

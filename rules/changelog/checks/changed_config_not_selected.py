@@ -32,6 +32,7 @@ from rules.master.analysis import changed_keys, key_pattern
 CODE = "RR011"
 NAME = "changed-config-not-selected"
 SEVERITY = Severity.BLOCKING
+PLURAL = "changed keys are selected by no new entry"  # the App's grouped comment: "38 changed keys …"
 MAX_LISTED = 8
 
 

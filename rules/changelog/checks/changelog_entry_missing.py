@@ -6,6 +6,9 @@ benchmark runs without appending an entry gets no sweep and no changelog validat
 merge the change ships unmeasured — the published numbers no longer describe the configs in the
 repository.
 
+A repository whose base has no changelog file at all (the convention not yet in force there)
+is not asked for an entry: the passed checks say so instead.
+
 ## Example
 A PR that changes `image:` of `dsv4-fp4-b200-vllm` in `configs/nvidia-master.yaml` and edits
 `benchmarks/single_node/dsv4_fp4_b200_vllm.sh`, with no change to `perf-changelog.yaml`.
@@ -26,6 +29,7 @@ from collections.abc import Iterator
 from rules.changelog.changes import (
     MAX_LISTED,
     benchmark_changes,
+    changelog_at_base,
     cleanup_reason,
     entry_state,
     listed,
@@ -51,6 +55,12 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
         return
     if unreadable:
         yield Skipped(f"the changelog could not be read ({unreadable}), so its new entries were not counted")
+        return
+    if changelog_at_base(ctx) is False:  # the convention is not in force at the base: nothing to append to
+        where = ", ".join(f"`{g}`" for g in ctx.config.paths.changelog)
+        yield Passed(f"no entry required: the base has no changelog file ({where} matches none at the root or "
+                     f"above the changed files), so the PR's benchmark changes "
+                     f"({'; '.join(c.detail for c in changes[:MAX_LISTED])}) have no changelog to append to")
         return
     if cleanup_reason(ctx, changes):
         return  # changelog-entry-missing-for-cleanup reports it as a nit

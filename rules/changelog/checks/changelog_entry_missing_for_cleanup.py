@@ -17,7 +17,7 @@ restores configs which should be re-measured needs a real entry (and a sweep).
 """
 from collections.abc import Iterator
 
-from rules.changelog.changes import benchmark_changes, cleanup_reason, entry_state
+from rules.changelog.changes import benchmark_changes, changelog_at_base, cleanup_reason, entry_state
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Problem, Severity
@@ -32,8 +32,8 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem]:
     if not changes:
         return
     count, unreadable = entry_state(ctx)
-    if count or unreadable:
-        return  # changelog-entry-missing reports both (passed / skipped)
+    if count or unreadable or changelog_at_base(ctx) is False:
+        return  # changelog-entry-missing reports these (passed / skipped)
     reason = cleanup_reason(ctx, changes)
     if reason is None:
         return

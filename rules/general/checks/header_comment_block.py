@@ -38,6 +38,7 @@ from rules.finding import Passed, Problem, Severity, Skipped
 CODE = "RR301"
 NAME = "header-comment-block"
 SEVERITY = Severity.NIT
+PLURAL = "comment blocks head a key or the file"  # the App's grouped comment: "7 comment blocks …"
 KINDS = ("recipes", "master_configs")
 _KEY = re.compile(r"""^(?P<indent>\s*)(?:-\s+)?["']?(?P<key>[^\s:#"'][^:#"']*?)["']?\s*:(?:\s|$)""")
 _OVERRIDE = re.compile(r"^(?:zip_)?override_")

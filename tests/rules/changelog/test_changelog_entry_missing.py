@@ -135,3 +135,34 @@ def test_unreadable_master_is_judged_by_its_patch(raw, patch, code):
 ], ids=["mixed hunk", "hunk without counts", "deletion only", "empty", "none", "no hunk header"])
 def test_patch_lines(patch, added, deleted):
     assert patch_lines(patch) == (added, deleted)
+
+
+SCRIPT_CHANGE = FileChange(SCRIPT, "modified", patch=patch_for([4]))
+
+
+@pytest.mark.parametrize("base_changelogs, files, codes, passed", [
+    ((), [SCRIPT_CHANGE], [], True),
+    ((), [FileChange(RECIPE, "removed")], [], True),
+    (None, [SCRIPT_CHANGE], ["RR009"], False),
+    (("perf-changelog.yaml",), [SCRIPT_CHANGE], ["RR009"], False),
+    ((), [SCRIPT_CHANGE, FileChange(CHANGELOG, "modified", base=CL_BASE, head=CL_BASE)], ["RR009"], False),
+], ids=["base has no changelog", "cleanup, base has no changelog", "nobody looked", "base has one",
+        "a modified changelog exists at the base whatever the builder says"])
+def test_no_entry_required_where_the_base_has_no_changelog(base_changelogs, files, codes, passed):
+    r = run(ChangeSet(files=tuple(files), base_changelogs=base_changelogs), rules=[rule, cleanup])
+    assert [f.code for f in r.findings] == codes
+    said = [c for c in r.checks if c.code == "RR009" and c.status == "passed" and "no entry required" in c.detail]
+    assert bool(said) is passed
+    if passed:
+        assert "the base has no changelog file (`**/perf-changelog.yaml`" in said[0].detail
+
+
+def test_changelog_candidates_are_the_root_and_every_directory_above_a_change():
+    from rules.changelog.changes import changelog_candidates
+
+    assert changelog_candidates(["**/perf-changelog.yaml"], ["a/b/x.sh", "c.yaml"]) == (
+        "a/b/perf-changelog.yaml", "a/perf-changelog.yaml", "perf-changelog.yaml")
+    assert changelog_candidates(["docs/CHANGES.yaml", "**/perf-changelog.yaml"], ["x"]) == (
+        "docs/CHANGES.yaml", "perf-changelog.yaml")
+    assert changelog_candidates(["**/*.changelog.yaml"], ["x"]) is None  # cannot be probed: unknown
+    assert changelog_candidates(["**/logs/perf.yaml"], ["x"]) is None

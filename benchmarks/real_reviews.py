@@ -1,0 +1,659 @@
+"""How much of what real reviewers flagged on InferenceX PRs does our review reproduce?
+
+    python benchmarks/real_reviews.py [--bundle PATH | --repo DIR] [--out FILE] [--jobs N]
+        [--no-cache] [--category C ...] [--pr N ...] [--examples K]
+
+Reads `../shared/inferencex/review-findings-dev.jsonl` (real review findings) and the git bundle
+`ix-dev.bundle` beside it (cloned once with `git clone --mirror` into a temporary directory, or
+reuse a clone with `--repo`). Every finding's `reviewed_commit` (and, for the upper bound, each of
+its `same_day_commits`) is reviewed exactly as `recipe-review check --repo DIR --base
+refs/heads/main --head COMMIT --pr-number PR --format json` would (merge-base(base, head)..head),
+in-process and in a pool of `--jobs` workers, cached per (commit, PR) on disk under
+`benchmarks/results/cache/` keyed by a hash of the review code.
+
+Scoring of one in-scope reviewer finding against our findings on one commit (see
+notes/real-reviews.md):
+
+- caught: a finding of ours on the same file (paths compared with a leading `.github/` stripped)
+  whose `line..end_line` is within ±3 lines of the reviewer's line (any line when the reviewer
+  gave none; a file-level finding of ours matches only a reviewer finding without a line), from a
+  rule that CATEGORY_RULES maps to the finding's category;
+- partial: a mapped rule on the file but off the line, or an unmapped ("related") rule within the
+  line window on that file;
+- missed: neither;
+- not evaluable: no `reviewed_commit`, a commit the bundle lacks, the file absent at the commit
+  (also when it was renamed), or a review that errored.
+
+Strict recall = caught / evaluable (reviewed_commit only); the upper bound takes the best result
+over reviewed_commit and same_day_commits. The other direction lists every blocking finding of
+ours on the reviewed commits that no reviewer finding of that PR (any category) matches under the
+same file/line rule. RR000 findings (rule crashes) are listed separately: they are bugs.
+Writes a JSON report (default benchmarks/results/real_reviews.json).
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Callable, Iterable, NamedTuple
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+DEFAULT_BUNDLE = ROOT / ".." / "shared" / "inferencex" / "ix-dev.bundle"
+FINDINGS_NAME = "review-findings-dev.jsonl"
+RESULTS = ROOT / "benchmarks" / "results"
+DEFAULT_OUT = RESULTS / "real_reviews.json"
+CACHE_DIR = RESULTS / "cache" / "real_reviews"
+BASE = "refs/heads/main"
+WINDOW = 3
+CRASH_CODE = "RR000"
+
+
+class Row(NamedTuple):
+    """One row of the category table: the rules that address the category, and why."""
+
+    codes: tuple[str, ...]
+    reason: str
+
+
+# Category → the rule codes that address it. A code belongs in a row only when its rule's
+# "Flags …" docstring line describes that category (read the rule and the findings of the
+# category). A category no rule addresses yet has an empty tuple: its findings count as in-scope
+# misses. Codes that are not registered yet may be listed when they are in PLANNED_CODES; any
+# other unknown code is ignored (and reported), so later rule families can be wired in here first.
+CATEGORY_RULES: dict[str, Row] = {
+    # perf-changelog.yaml
+    "pr_link_placeholder": Row(("RR004", "RR005"), "RR005 flags the `XXX` placeholder, RR004 every other non-canonical pr-link (TBD, TODO, xxxx)"),
+    "pr_link_wrong": Row(("RR004",), "a pr-link that is not this PR's canonical link"),
+    "pr_link_malformed": Row(("RR004",), "a pr-link without a PR number is not the canonical link"),
+    "pr_link_missing": Row(("RR003", "RR004"), "a missing pr-link key breaks the entry schema and is not the canonical link"),
+    "changelog_misplaced": Row(("RR001",), "a new entry above existing entries instead of at the end"),
+    "changelog_history_edit": Row(("RR002",), "existing changelog entries edited or deleted"),
+    "changelog_separator": Row(("RR007", "RR002"), "irregular separators in new text (RR007) or re-spaced historical bytes (RR002)"),
+    "file_trailing_newline": Row(("RR006",), "the changelog's final newline is part of the byte format"),
+    "changelog_missing": Row(("RR009",), "a PR that changes configs, recipes or scripts without a changelog entry"),
+    "changelog_keys_incomplete": Row(("RR011",), "a master-config key the PR adds or changes that no new entry selects"),
+    "changelog_description_empty": Row(("RR003",), "the entry schema requires a non-empty description"),
+    "changelog_empty_entry": Row(("RR003",), "the entry schema requires non-empty config-keys, a description and a pr-link"),
+    "changelog_test_entry": Row((), "no rule flags a leftover test entry as such (RR004 sees only its pr-link: partial)"),
+    "changelog_duplicate_entry": Row((), "no rule compares new entries with each other for duplicates"),
+    "changelog_flag_wrong": Row((), "no rule infers the intended evals-only/append-only mode"),
+    "changelog_description_incomplete": Row((), "no rule compares a description with everything the PR changed"),
+    "changelog_claim_wrong": Row(("RR251",), "a numeric claim in a changelog description that disagrees with the config"),
+    "numeric_claim_wrong": Row(("RR250", "RR251"), "a numeric claim (arithmetic or value) in a comment or description that is wrong"),
+    "stale_comment": Row(("RR251",), "a comment whose numeric claim disagrees with the value it describes"),
+    # master configs
+    "image_unpinned": Row(("RR102",), "an image on a moving `latest` tag"),
+    "yaml_duplicate_key": Row(("RR012",), "duplicate mapping keys are parse errors"),
+    "search_space": Row((), "no rule judges search-space shape or indentation that still parses"),
+    "search_space_duplicate": Row((), "no rule compares search-space rows for duplicate topology"),
+    "conc_list_recipe_mismatch": Row((), "no rule compares master conc-list with a recipe's concurrencies"),
+    "config_script_missing": Row((), "no rule resolves a master config to its benchmark script"),
+    "recipe_selector_missing": Row((), "no rule checks CONFIG_FILE selectors against the matrix"),
+    "parallelism_label_mismatch": Row(("RR303",), "a hard-coded expert-parallel flag runs another layout than the config's ep says"),
+    # recipes
+    "recipe_container_mismatch": Row(("RR304",), "a multi-node recipe's model.container differs from the master image"),
+    "gpu_count_parallelism": Row(("RR207",), "a role's GPU count differs from the product of its parallelism"),
+    "dram_budget": Row(("RR205", "RR206"), "offload pool bytes vs TOTAL_CPU_DRAM_GB (RR205) or vs dram-utilization (RR206)"),
+    "capture_size_vs_conc": Row(("RR202", "RR204"), "capture sizes vs the decode range max-num-seqs × (k + 1)"),
+    "max_num_seqs_vs_conc": Row((), "no rule compares max-num-seqs with the benchmarked concurrency"),
+    "disagg_node_count": Row((), "no rule compares node counts with GPUs per node"),
+    "recipe_placeholder": Row((), "no rule flags unsubstituted placeholder tokens in recipes"),
+    "mtp_env_missing": Row((), "no rule checks MTP environment variables"),
+    "sibling_flag_inconsistency": Row((), "no rule compares flags with sibling scripts or recipes"),
+    # benchmark scripts and launchers
+    "mtp_chat_template": Row(("RR302",), "an MTP script's run_benchmark_serving without --use-chat-template"),
+    "expert_parallel_flag": Row(("RR303",), "--enable-expert-parallel not tied to EP_SIZE"),
+    "header_comment": Row(("RR301",), "a header comment block at the top of a file"),
+    "script_logic_bug": Row((), "no rule reads script control flow"),
+    "script_name_mismatch": Row((), "no rule resolves the script path a launcher builds"),
+    "launcher_bug": Row((), "no rule reads runner launchers"),
+    "lib_source_path": Row((), "no rule resolves `source` paths of scripts"),
+    "prefix_cache_flag": Row((), "no rule checks prefix-cache flags"),
+    "kv_cache_dtype": Row((), "no rule checks the KV-cache dtype against the precision"),
+    "max_model_len": Row((), "no rule checks max-model-len against the sequence lengths"),
+    "spec_decode_in_non_mtp": Row((), "no rule flags speculative decoding in a non-MTP script"),
+    "served_model_name_mismatch": Row((), "no rule checks served model names"),
+    "staged_model_path_ignored": Row((), "no rule checks MODEL_PATH use"),
+    "eval_context_not_wired": Row((), "no rule follows variables into the serve command"),
+    "invalid_cli_flag": Row((), "no rule knows engine CLI flags"),
+    "env_default_style": Row((), "no rule checks environment-default style"),
+    "benchmark_client_args": Row((), "no rule checks benchmark client arguments"),
+    "benchmark_helper_bypass": Row((), "no rule flags a script that bypasses run_benchmark_serving"),
+    # out of scope (in_scope false in the data): never scored
+    "python_code_bug": Row((), "out of scope: Python tooling"),
+    "workflow_bug": Row((), "out of scope: workflows"),
+    "doc_command_bug": Row((), "out of scope: docs"),
+    "doc_inaccuracy": Row((), "out of scope: docs"),
+    "dead_code": Row((), "out of scope: code quality"),
+    "dependency_build_from_source": Row((), "out of scope: process"),
+    "error_message_wrong": Row((), "out of scope: code quality"),
+    "image_capability_unverified": Row((), "out of scope: needs the image"),
+    "unrelated_edit": Row((), "out of scope: process"),
+    "upstream_recipe_request": Row((), "out of scope: process"),
+    "reviewer_false_alarm": Row((), "out of scope: the reviewer was wrong"),
+}
+
+# Codes a row may name before their rule is registered: code → what it will flag. Empty today.
+PLANNED_CODES: dict[str, str] = {}
+
+RANK = {"caught": 3, "partial": 2, "missed": 1, "not_evaluable": 0}
+
+
+# ---------------------------------------------------------------- the table and the registry
+
+def registered_rules() -> dict[str, str]:
+    """Registered rule code → the first line of its docstring ("Flags …")."""
+    from rules.registry import ALL_RULES
+
+    return {r.CODE: ((r.__doc__ or "").strip().splitlines() or [""])[0] for r in ALL_RULES}
+
+
+def table_problems(table: dict[str, Row] = CATEGORY_RULES, registered: Iterable[str] | None = None,
+                   planned: Iterable[str] = PLANNED_CODES) -> list[str]:
+    """Codes the table names that are neither registered nor planned ("category: code")."""
+    known = set(registered_rules() if registered is None else registered) | set(planned)
+    return [f"{cat}: {code}" for cat, row in table.items() for code in row.codes if code not in known]
+
+
+def active_codes(category: str, table: dict[str, Row], registered: Iterable[str]) -> frozenset[str]:
+    """The registered codes mapped to `category` (unknown codes and categories: none)."""
+    row = table.get(category)
+    return frozenset(c for c in (row.codes if row else ()) if c in set(registered))
+
+
+# ---------------------------------------------------------------- matching
+
+def norm_path(path: str | None) -> str:
+    """A path as compared: no leading `./` or `.github/` (older layouts kept configs there)."""
+    p = (path or "").strip()
+    while p.startswith("./"):
+        p = p[2:]
+    return p[len(".github/"):] if p.startswith(".github/") else p
+
+
+def line_matches(our_line: int | None, our_end: int | None, their_line: int | None, window: int = WINDOW) -> bool:
+    """Our span `our_line..our_end` is within ±window of their line. Their line None: any of ours
+    matches; our line None (a file-level finding): only their line None matches."""
+    if their_line is None:
+        return True
+    if not our_line:
+        return False
+    lo, hi = sorted((our_line, our_end or our_line))
+    return lo - window <= their_line <= hi + window
+
+
+def same_spot(ours: dict, theirs: dict, window: int = WINDOW) -> bool:
+    return (norm_path(ours.get("path")) == norm_path(theirs.get("path"))
+            and line_matches(ours.get("line"), ours.get("end_line"), theirs.get("line"), window))
+
+
+class Outcome(NamedTuple):
+    result: str                    # caught | partial | missed | not_evaluable
+    codes: tuple[str, ...] = ()    # codes that caught it (caught) or came close (partial)
+    reason: str = ""               # why not evaluable
+    commit: str | None = None
+
+
+def score(finding: dict, ours: list[dict], mapped: Iterable[str], window: int = WINDOW) -> Outcome:
+    """Score one reviewer finding against our findings on one (evaluable) commit."""
+    mapped = set(mapped)
+    path = norm_path(finding.get("path"))
+    on_file = [o for o in ours if norm_path(o.get("path")) == path]
+    near = [o for o in on_file if line_matches(o.get("line"), o.get("end_line"), finding.get("line"), window)]
+    caught = sorted({o["code"] for o in near if o["code"] in mapped})
+    if caught:
+        return Outcome("caught", tuple(caught))
+    close = sorted({o["code"] for o in on_file if o["code"] in mapped} | {o["code"] for o in near})
+    if close:
+        return Outcome("partial", tuple(close))
+    return Outcome("missed")
+
+
+def best(outcomes: list[Outcome]) -> Outcome:
+    """The best outcome (caught > partial > missed > not evaluable); the first on a tie."""
+    top = outcomes[0]
+    for o in outcomes[1:]:
+        if RANK[o.result] > RANK[top.result]:
+            top = o
+    return top
+
+
+# ---------------------------------------------------------------- scoring every finding
+
+def candidate_commits(finding: dict) -> list[str | None]:
+    """reviewed_commit first (None when force-pushed away), then the distinct same-day commits."""
+    out: list[str | None] = [finding.get("reviewed_commit")]
+    for c in finding.get("same_day_commits") or ():
+        if c and c not in out:
+            out.append(c)
+    return out
+
+
+def outcome_on(finding: dict, commit: str | None, states: dict, present: Callable[[str, str], bool],
+               mapped: Iterable[str], window: int = WINDOW) -> Outcome:
+    """The outcome of one finding on one commit. `states[(pr, commit)]` is a review result:
+    {"findings": [...]} or {"error": str} or {"missing": True} (commit not in the bundle);
+    `present(commit, path)` says whether the file exists at the commit (either layout)."""
+    if not commit:
+        return Outcome("not_evaluable", reason="no reviewed_commit")
+    state = states.get((finding["pr"], commit))
+    if state is None or state.get("missing"):
+        return Outcome("not_evaluable", reason="commit not in the bundle", commit=commit)
+    if "error" in state:
+        return Outcome("not_evaluable", reason=f"review error: {state['error']}", commit=commit)
+    if not present(commit, finding.get("path") or ""):
+        return Outcome("not_evaluable", reason="file absent at the commit", commit=commit)
+    o = score(finding, state["findings"], mapped, window)
+    return o._replace(commit=commit)
+
+
+def score_all(findings: list[dict], states: dict, present: Callable[[str, str], bool],
+              table: dict[str, Row], registered: Iterable[str], window: int = WINDOW) -> list[dict]:
+    """Per-finding results: strict (reviewed_commit) and upper bound (best over same-day commits)."""
+    registered = set(registered)
+    out = []
+    for i, f in enumerate(findings):
+        mapped = active_codes(f["category"], table, registered)
+        row = {"index": i, "category": f["category"], "reviewer": f["reviewer"], "pr": f["pr"],
+               "path": f.get("path"), "line": f.get("line"), "in_scope": bool(f.get("in_scope")),
+               "reviewed_commit": f.get("reviewed_commit"), "mapped_codes": sorted(mapped),
+               "summary": f.get("summary", "")}
+        if not row["in_scope"]:
+            row["strict"] = row["upper"] = {"result": "out_of_scope"}
+            out.append(row)
+            continue
+        outs = [outcome_on(f, c, states, present, mapped, window) for c in candidate_commits(f)]
+        for key, o in (("strict", outs[0]), ("upper", best(outs))):
+            row[key] = {"result": o.result, "codes": list(o.codes), "commit": o.commit}
+            if o.reason:
+                row[key]["reason"] = o.reason
+        out.append(row)
+    return out
+
+
+def _figures(rows: list[dict]) -> dict:
+    n = Counter()
+    for r in rows:
+        n["findings"] += 1
+        for key in ("strict", "upper"):
+            n[f"{key}_{r[key]['result']}"] += 1
+    fig = {"findings": n["findings"]}
+    for key in ("strict", "upper"):
+        evaluable = sum(n[f"{key}_{k}"] for k in ("caught", "partial", "missed"))
+        fig[key] = {"caught": n[f"{key}_caught"], "partial": n[f"{key}_partial"], "missed": n[f"{key}_missed"],
+                    "not_evaluable": n[f"{key}_not_evaluable"], "evaluable": evaluable,
+                    "recall": (n[f"{key}_caught"] / evaluable) if evaluable else None}
+    return fig
+
+
+def summarize(rows: list[dict]) -> dict:
+    """Overall, per-category and per-reviewer figures over the in-scope findings."""
+    scoped = [r for r in rows if r["in_scope"]]
+    by_cat, by_rev = defaultdict(list), defaultdict(list)
+    for r in scoped:
+        by_cat[r["category"]].append(r)
+        by_rev[r["reviewer"]].append(r)
+    return {"overall": _figures(scoped),
+            "per_category": {k: _figures(v) for k, v in sorted(by_cat.items())},
+            "per_reviewer": {k: _figures(v) for k, v in sorted(by_rev.items())}}
+
+
+def other_direction(all_findings: list[dict], states: dict, pairs: Iterable[tuple[int, str]],
+                    window: int = WINDOW) -> list[dict]:
+    """Blocking findings of ours on the reviewed (pr, commit) pairs that no reviewer finding of
+    that PR (any category) matches under the file/line rule."""
+    by_pr = defaultdict(list)
+    for f in all_findings:
+        by_pr[f["pr"]].append(f)
+    out = []
+    for pr, commit in sorted(set(pairs), key=lambda p: (p[0], p[1])):
+        state = states.get((pr, commit)) or {}
+        for o in state.get("findings", ()):
+            if o.get("severity") != "blocking" or o.get("code") == CRASH_CODE:
+                continue
+            if not any(same_spot(o, t, window) for t in by_pr[pr]):
+                out.append({"pr": pr, "commit": commit, "code": o["code"], "path": o.get("path"),
+                            "line": o.get("line"), "message": o.get("message", "")})
+    return out
+
+
+def other_by_code(other: list[dict], examples: int = 3) -> dict[str, dict]:
+    """Per rule code: occurrences (one per reviewed commit), distinct findings (PR, path, message:
+    the same finding on several commits of a PR counts once), PRs, and the first `examples`
+    distinct findings, one PR each while PRs last."""
+    groups: dict[str, dict] = {}
+    for o in other:
+        d = groups.setdefault(o["code"], {"count": 0, "distinct": {}, "prs": set()})
+        d["count"] += 1
+        d["prs"].add(o["pr"])
+        d["distinct"].setdefault((o["pr"], norm_path(o["path"]), o["message"]), o)
+    out = {}
+    for code, d in sorted(groups.items(), key=lambda kv: (-len(kv[1]["distinct"]), kv[0])):
+        uniq = list(d["distinct"].values())
+        seen: set[int] = set()
+        firsts = [o for o in uniq if not (o["pr"] in seen or seen.add(o["pr"]))]
+        picked = (firsts + [o for o in uniq if o not in firsts])[:examples]
+        out[code] = {"count": d["count"], "distinct": len(uniq), "prs": sorted(d["prs"]), "examples": picked}
+    return out
+
+
+def crashes(states: dict) -> list[dict]:
+    return [{"pr": pr, "commit": commit, "message": o.get("message", "")}
+            for (pr, commit), s in sorted(states.items()) for o in s.get("findings", ()) if o.get("code") == CRASH_CODE]
+
+
+# ---------------------------------------------------------------- git and reviews
+
+def _git(repo: Path, *args: str, input: bytes | None = None) -> bytes:
+    proc = subprocess.run(["git", "-C", str(repo), *args], input=input, capture_output=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)}: {proc.stderr.decode(errors='replace').strip()}")
+    return proc.stdout
+
+
+def clone_bundle(bundle: Path, dest: Path) -> Path:
+    subprocess.run(["git", "clone", "-q", "--mirror", str(bundle), str(dest)], check=True, capture_output=True)
+    return dest
+
+
+def existing_commits(repo: Path, commits: Iterable[str]) -> set[str]:
+    commits = sorted(set(commits))
+    if not commits:
+        return set()
+    out = _git(repo, "cat-file", "--batch-check", input="".join(f"{c}^{{commit}}\n" for c in commits).encode())
+    return {c for c, line in zip(commits, out.decode().splitlines()) if not line.endswith(" missing")}
+
+
+def path_variants(path: str) -> list[str]:
+    p = norm_path(path)
+    return [p, ".github/" + p]
+
+
+def present_paths(repo: Path, queries: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The (commit, normalized path) pairs whose file exists at the commit in either layout."""
+    asks = sorted({(c, v) for c, p in queries for v in path_variants(p)})
+    if not asks:
+        return set()
+    out = _git(repo, "cat-file", "--batch-check", input="".join(f"{c}:{v}\n" for c, v in asks).encode())
+    return {(c, norm_path(v)) for (c, v), line in zip(asks, out.decode().splitlines()) if not line.endswith(" missing")}
+
+
+def review(repo: str, commit: str, pr: int) -> dict:
+    """What `recipe-review check --repo REPO --base refs/heads/main --head COMMIT --pr-number PR
+    --format json` prints, minus `checks` (not scored): {"findings": [...]} (+ "config_errors"),
+    or {"error": message} when the review could not run."""
+    from bot.cli import _load_repo_config
+    from bot.localgit import changeset_from_git, config_at
+    from rules.engine import run
+
+    try:
+        config, config_errors = _load_repo_config(config_at(Path(repo), BASE))
+        changeset = changeset_from_git(Path(repo), BASE, commit, pr, paths=config.paths)
+        report = run(changeset, config)
+    except Exception as err:  # counted and reported, never fatal
+        return {"error": f"{type(err).__name__}: {err}"}
+    out = {"findings": [f.to_dict() for f in report.findings]}
+    if config_errors:
+        out["config_errors"] = config_errors
+    return out
+
+
+def _review_task(args: tuple[str, str, int]) -> tuple[str, int, dict]:
+    repo, commit, pr = args
+    return commit, pr, review(repo, commit, pr)
+
+
+def source_hash(root: Path = ROOT) -> str:
+    """A hash of the review code: everything under rules/, bot/localgit.py and bot/cli.py."""
+    h = hashlib.sha256()
+    files = sorted(p for p in (root / "rules").rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    files += [root / "bot" / "localgit.py", root / "bot" / "cli.py"]
+    for p in files:
+        h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def run_reviews(repo: Path, pairs: Iterable[tuple[int, str]], jobs: int = 2, cache_dir: Path | None = CACHE_DIR,
+                progress: Callable[[str], None] | None = None) -> tuple[dict, Counter]:
+    """Review every (pr, commit) pair; states[(pr, commit)] as `outcome_on` reads them."""
+    pairs = sorted(set(pairs))
+    have = existing_commits(repo, {c for _, c in pairs})
+    states: dict = {}
+    stats = Counter()
+    todo = []
+    cdir = (cache_dir / source_hash()) if cache_dir else None
+    for pr, commit in pairs:
+        if commit not in have:
+            states[(pr, commit)] = {"missing": True}
+            stats["missing"] += 1
+            continue
+        if cdir and (cdir / f"{commit}-{pr}.json").exists():
+            try:
+                states[(pr, commit)] = json.loads((cdir / f"{commit}-{pr}.json").read_text(encoding="utf-8"))
+                stats["cached"] += 1
+                continue
+            except (OSError, json.JSONDecodeError):
+                pass
+        todo.append((str(repo), commit, pr))
+    if cdir and todo:
+        cdir.mkdir(parents=True, exist_ok=True)
+
+    def done(commit: str, pr: int, result: dict) -> None:
+        states[(pr, commit)] = result
+        stats["reviewed"] += 1
+        if "error" in result:
+            stats["errors"] += 1
+        elif cdir:  # errors are not cached: they may be operational
+            tmp = cdir / f".{commit}-{pr}.{os.getpid()}.tmp"
+            tmp.write_text(json.dumps(result, ensure_ascii=False), encoding="utf-8")
+            tmp.replace(cdir / f"{commit}-{pr}.json")
+        if progress and stats["reviewed"] % 50 == 0:
+            progress(f"  {stats['reviewed']}/{len(todo)} reviews")
+
+    if jobs <= 1 or len(todo) <= 1:
+        for t in todo:
+            done(*_review_task(t))
+    else:
+        import multiprocessing
+
+        # spawn (no fork of a possibly threaded parent); the initializer lets the workers import
+        # this module by whatever name it was loaded under
+        here = str(Path(__file__).resolve().parent)
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                                 initializer=exec, initargs=(f"import sys; sys.path[:0] = [{here!r}, {str(ROOT)!r}]",)) as pool:
+            futures = [(t, pool.submit(_review_task, t)) for t in todo]
+            for (_, commit, pr), fut in futures:
+                try:
+                    done(*fut.result())
+                except Exception as err:  # a worker died (e.g. killed): an error, not a crash
+                    done(commit, pr, {"error": f"worker: {type(err).__name__}: {err}"})
+    return states, stats
+
+
+# ---------------------------------------------------------------- the whole evaluation
+
+def load_findings(path: Path) -> list[dict]:
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def evaluate(bundle: Path | None = None, repo: Path | None = None, findings_path: Path | None = None,
+             jobs: int = 2, cache_dir: Path | None = CACHE_DIR, categories: Iterable[str] | None = None,
+             prs: Iterable[int] | None = None, examples: int = 3, table: dict[str, Row] | None = None,
+             progress: Callable[[str], None] | None = None) -> dict:
+    """Run the whole benchmark and return the report (what --out writes)."""
+    t0 = time.perf_counter()
+    bundle = Path(bundle or DEFAULT_BUNDLE)
+    findings_path = Path(findings_path or bundle.parent / FINDINGS_NAME)
+    table = CATEGORY_RULES if table is None else table
+    all_findings = load_findings(findings_path)
+    chosen = [f for f in all_findings
+              if (not categories or f["category"] in set(categories)) and (not prs or f["pr"] in set(prs))]
+    registered = registered_rules()
+    with tempfile.TemporaryDirectory(prefix="real-reviews-") as tmp:
+        if repo is None:
+            repo = clone_bundle(bundle, Path(tmp) / "ix.git")
+        repo = Path(repo)
+        t_clone = time.perf_counter() - t0
+        scoped = [f for f in chosen if f.get("in_scope")]
+        pairs = {(f["pr"], c) for f in scoped for c in candidate_commits(f) if c}
+        strict_pairs = {(f["pr"], f["reviewed_commit"]) for f in scoped if f.get("reviewed_commit")}
+        states, stats = run_reviews(repo, pairs, jobs=jobs, cache_dir=cache_dir, progress=progress)
+        have = {c for (_, c), s in states.items() if not s.get("missing")}
+        present_set = present_paths(repo, {(c, f.get("path") or "") for f in scoped for c in candidate_commits(f)
+                                           if c in have})
+        # for a file absent at its commit: does it exist at the PR head (renamed or added later)?
+        heads = existing_commits(repo, {f["pr_head"] for f in scoped if f.get("pr_head")})
+        absent_heads = present_paths(repo, {(f["pr_head"], f.get("path") or "") for f in scoped
+                                            if f.get("pr_head") in heads})
+    present = lambda commit, path: (commit, norm_path(path)) in present_set  # noqa: E731
+    rows = score_all(chosen, states, present, table, registered)
+    figures = summarize(rows)
+    other = other_direction(all_findings, states, strict_pairs & {p for p, s in states.items() if "findings" in s})
+    by_code = other_by_code(other, examples)
+    not_eval = []
+    for r in rows:
+        if r["in_scope"] and r["strict"]["result"] == "not_evaluable":
+            item = {"index": r["index"], "pr": r["pr"], "path": r["path"], "line": r["line"],
+                    "category": r["category"], "reason": r["strict"]["reason"], "upper": r["upper"]["result"]}
+            if r["strict"]["reason"] == "file absent at the commit":
+                f = chosen[r["index"]]
+                item["at_pr_head"] = (f.get("pr_head"), norm_path(f.get("path"))) in absent_heads
+            not_eval.append(item)
+    unknown = table_problems(table, registered, planned=())
+    return {
+        "meta": {"findings_file": findings_path.name, "bundle": bundle.name, "base": BASE, "window": WINDOW,
+                 "jobs": jobs, "filters": {"category": sorted(categories or []), "pr": sorted(prs or [])},
+                 "source_hash": source_hash(), "reviews": dict(stats), "pairs": len(pairs),
+                 "reviewed_commits": len({c for _, c in strict_pairs}),
+                 "clone_s": round(t_clone, 2), "wall_s": round(time.perf_counter() - t0, 2)},
+        "table": {cat: {"codes": list(row.codes), "active": sorted(active_codes(cat, table, registered)),
+                        "reason": row.reason, "flags": {c: registered[c] for c in row.codes if c in registered}}
+                  for cat, row in table.items()},
+        "table_codes_not_registered": unknown,
+        "categories_without_row": sorted({f["category"] for f in chosen} - set(table)),
+        **figures,
+        "findings": rows,
+        "not_evaluable": not_eval,
+        "other_direction": {"count": len(other),
+                            "by_code": by_code,
+                            "findings": other},
+        "rule_crashes": crashes(states),
+        "review_errors": [{"pr": pr, "commit": c, "error": s["error"]} for (pr, c), s in sorted(states.items())
+                          if "error" in s],
+    }
+
+
+# ---------------------------------------------------------------- printing
+
+def _pct(fig: dict) -> str:
+    r = fig["recall"]
+    return f"{fig['caught']}/{fig['evaluable']} = {100 * r:5.1f} %" if r is not None else "  n/a"
+
+
+def _line(name: str, fig: dict, width: int) -> str:
+    s, u = fig["strict"], fig["upper"]
+    return (f"  {name:<{width}} {fig['findings']:>4}  strict {_pct(s):<18} partial {s['partial']:>3}  "
+            f"missed {s['missed']:>3}  n/e {s['not_evaluable']:>3}   upper {_pct(u)}")
+
+
+def print_report(rep: dict, examples: int = 3, out=sys.stdout) -> None:
+    p = lambda *a: print(*a, file=out)  # noqa: E731
+    m = rep["meta"]
+    p(f"real reviews: {m['reviewed_commits']} reviewed commits, {m['pairs']} (PR, commit) reviews "
+      f"({m['reviews'].get('reviewed', 0)} run, {m['reviews'].get('cached', 0)} cached, "
+      f"{m['reviews'].get('missing', 0)} commits missing, {m['reviews'].get('errors', 0)} errors), "
+      f"jobs {m['jobs']}, window ±{m['window']}")
+    o = rep["overall"]
+    p(f"overall ({o['findings']} in-scope findings): strict recall {_pct(o['strict'])}, "
+      f"upper bound {_pct(o['upper'])}")
+    width = max([len(k) for k in rep["per_category"]] + [len(k) for k in rep["per_reviewer"]] + [8])
+    p("\nper category (findings, strict caught/evaluable, partial, missed, not evaluable, upper):")
+    for k, fig in rep["per_category"].items():
+        codes = ",".join(rep["table"].get(k, {}).get("active", [])) or "-"
+        p(_line(k, fig, width) + f"   [{codes}]")
+    p("\nper reviewer:")
+    for k, fig in rep["per_reviewer"].items():
+        p(_line(k, fig, width))
+    if rep["table_codes_not_registered"]:
+        p(f"\ntable codes not registered (ignored): {', '.join(rep['table_codes_not_registered'])}")
+    if rep["categories_without_row"]:
+        p(f"categories without a table row (scored as unmapped): {', '.join(rep['categories_without_row'])}")
+    p(f"\nnot evaluable ({len(rep['not_evaluable'])}, strict):")
+    for r in rep["not_evaluable"]:
+        extra = ""
+        if "at_pr_head" in r:
+            extra = " (present at the PR head: renamed or added later)" if r["at_pr_head"] else " (absent at the PR head too)"
+        p(f"  #{r['pr']} {r['path']}:{r['line']}  {r['reason']}{extra}; upper: {r['upper']}")
+    missed = defaultdict(list)
+    for r in rep["findings"]:
+        if r["in_scope"] and r["strict"]["result"] in ("missed", "partial"):
+            missed[r["category"]].append(r)
+    p(f"\nmissed findings by category (strict; partial marked with ~ and the codes that came close):")
+    for cat in sorted(missed, key=lambda c: (-len(missed[c]), c)):
+        p(f"  {cat} ({len(missed[cat])})")
+        for r in missed[cat]:
+            mark = "~" if r["strict"]["result"] == "partial" else " "
+            near = f" [{','.join(r['strict']['codes'])}]" if r["strict"]["codes"] else ""
+            summary = " ".join(r["summary"].split())
+            p(f"   {mark}#{r['pr']} {r['path']}:{r['line'] if r['line'] is not None else '-'}{near}  "
+              f"{summary[:110]}{'…' if len(summary) > 110 else ''}")
+    od = rep["other_direction"]
+    p(f"\nother direction: {od['count']} blocking findings of ours that no reviewer finding of the PR matches:")
+    p("  (occurrences count each reviewed commit; distinct counts a finding once per PR)")
+    for code, d in od["by_code"].items():
+        p(f"  {code}: {d['distinct']} distinct ({d['count']} occurrences) on {len(d['prs'])} PRs")
+        for e in d["examples"][:examples]:
+            msg = " ".join(e["message"].split())
+            p(f"     #{e['pr']} {e['commit'][:10]} {e['path']}:{e['line'] if e['line'] is not None else '-'}  "
+              f"{msg[:110]}{'…' if len(msg) > 110 else ''}")
+    p(f"\nRR000 (rule crashes, bugs): {len(rep['rule_crashes'])}")
+    for c in rep["rule_crashes"]:
+        p(f"  #{c['pr']} {c['commit'][:10]}  {c['message']}")
+    p(f"review errors: {len(rep['review_errors'])}")
+    for e in rep["review_errors"]:
+        p(f"  #{e['pr']} {e['commit'][:10]}  {e['error']}")
+    p(f"\nwall time {m['wall_s']:.1f} s (clone {m['clone_s']:.1f} s)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bundle", type=Path, default=DEFAULT_BUNDLE, help="the InferenceX git bundle")
+    ap.add_argument("--repo", type=Path, help="reuse an existing clone of the bundle instead of cloning")
+    ap.add_argument("--findings", type=Path, help=f"the review findings (default: {FINDINGS_NAME} beside the bundle)")
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="the JSON report")
+    ap.add_argument("--jobs", type=int, default=2, help="review worker processes")
+    ap.add_argument("--no-cache", action="store_true", help="ignore and do not write the per-commit review cache")
+    ap.add_argument("--category", action="append", help="only findings of this category (repeatable)")
+    ap.add_argument("--pr", action="append", type=int, help="only findings of this PR (repeatable)")
+    ap.add_argument("--examples", type=int, default=3, help="examples per rule code in the other direction")
+    args = ap.parse_args(argv)
+    findings = args.findings or args.bundle.parent / FINDINGS_NAME
+    for need in ([findings] + ([] if args.repo else [args.bundle])):
+        if not need.exists():
+            print(f"real_reviews: {need} not found", file=sys.stderr)
+            return 2
+    rep = evaluate(bundle=args.bundle, repo=args.repo, findings_path=findings, jobs=args.jobs,
+                   cache_dir=None if args.no_cache else CACHE_DIR, categories=args.category, prs=args.pr,
+                   examples=args.examples, progress=lambda s: print(s, file=sys.stderr))
+    print_report(rep, args.examples)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(rep, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    out = args.out.resolve()
+    print(f"report: {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
