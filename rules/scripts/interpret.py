@@ -34,7 +34,6 @@ from __future__ import annotations
 import hashlib
 import posixpath
 import re
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
@@ -63,9 +62,6 @@ class Unknown:
 
     def __hash__(self) -> int:
         return hash(self.why)
-
-
-Value = "str | Unknown"
 
 
 @dataclass(frozen=True)
@@ -210,8 +206,6 @@ class _LoopBreak(Exception):
     """`break` / `continue`: leaves the innermost loop being run."""
 
 
-_SPECIAL_READS = frozenset("?$!#-_")
-_PURE_CAPTURE = frozenset({"echo", "printf", "basename", "dirname", "pwd", "cd", "true", "false", ":", "test", "["})
 _IFS = re.compile(r"[ \t\n]+")
 
 
@@ -478,7 +472,7 @@ class Interpreter:
         if t == "list":
             return self._list(node, path)
         if t == "test_command":
-            return self._truth(self._test(node))
+            return self._test(node)
         if t == "if_statement":
             return self._if(node, path)
         if t == "case_statement":
@@ -488,10 +482,6 @@ class Interpreter:
         if t in ("while_statement", "c_style_for_statement"):
             return self._while(node, path)
         return None
-
-    @staticmethod
-    def _truth(v: bool | None) -> bool | None:
-        return v
 
     def _redirect(self, node: Node, path: str) -> None:
         # A here-document or redirect target is data: expand it (reads count) but never write.
@@ -1754,10 +1744,6 @@ def _b_pwd(it, rest, path, line, words, env_prefix, end):
     else:
         it._emit(f"{it.cwd or '.'}\n")
     return True
-
-
-def _b_test(it, rest, path, line, words, env_prefix, end):
-    return None
 
 
 def _b_read(it, rest, path, line, words, env_prefix, end):

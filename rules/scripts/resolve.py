@@ -39,10 +39,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rules.context import ReviewContext
-from rules.document import load_values, parse_yaml
+from rules.document import load_values
 from rules.master.analysis import KeyInfo, changed_keys, master_keys
 from rules.scripts.interpret import Arg, Files, Interpreter, Launch, Result, Unknown, Var
-from rules.scripts.parse import SHARED_PARSES, Script, Unreadable, parse, review_parses
+from rules.scripts.parse import SHARED_PARSES, Script, Unreadable, review_parses
 
 SYMLINK = "120000"
 MAX_LINKS = 4
@@ -851,12 +851,6 @@ def needed_paths(ctx: ReviewContext) -> set[str]:
     return {p for p in want if cs.head_bytes(p) is None and cs.exists(p) is True}
 
 
-def launcher_paths(paths: Iterable[str], config) -> list[str]:
-    """Launchers among `paths` (for a fetcher that reads the whole `runners/` directory)."""
-    from rules.config import path_matches
-    return [p for p in paths if path_matches(p, config.paths.launchers)]
-
-
 def script_dirs(changed: Iterable[str], config) -> set[str]:
     """Directories whose listing (and launchers' text) a review of these changed paths needs:
     `<root>runners` and `<root>benchmarks` for every layout root a relevant changed file sits in.
@@ -879,9 +873,9 @@ def iter_unknown(res: Resolution) -> Iterator[str]:
             yield f"`{w.shape}` ({w.path}:{w.line}): {w.why}"
 
 
-__all__ = ["EngineCommand", "Point", "Resolution", "ReviewPoints", "key_points", "needed_paths", "resolve_point",
-           "resolutions", "resolutions_of", "review_points", "siblings", "layout_root", "script_dirs",
-           "follow_links", "parse_yaml", "parse"]
+__all__ = ["EngineCommand", "Point", "Resolution", "ReviewPoints", "follow_links", "iter_unknown", "key_points",
+           "layout_root", "needed_paths", "resolutions", "resolutions_of", "resolve_point", "review_points",
+           "script_dirs", "siblings", "standalone"]
 
 
 def standalone(ctx: ReviewContext, path: str) -> Result | str:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import tree_sitter
 
 from rules.context import ReviewContext
-from rules.scripts.parse import Script, _parser, decode_script, text_of
+from rules.scripts.parse import Script, _parser, decode_script
 from rules.scripts.resolve import parsed
 
 ENV_PREFIXES = ("SGLANG_", "VLLM_", "TRTLLM_", "TLLM_", "NCCL_", "RCCL_", "HIP_", "ROCM_", "HSA_", "AITER_", "ATOM_",
@@ -197,10 +197,6 @@ def siblings_of(ctx: ReviewContext, path: str, min_family: int = 4,
     d = posixpath.dirname(path)
     tier2 = [f for f in feats if posixpath.dirname(f.path) == d and f.vendor == me.vendor]
     return tier2, f"{me.engine} scripts on {me.vendor} in {d}", False
-
-
-def node_text(node) -> str:
-    return text_of(node)
 
 
 def engine_statement(ctx: ReviewContext, path: str) -> tuple[int, int | None]:

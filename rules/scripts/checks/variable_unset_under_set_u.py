@@ -28,7 +28,7 @@ from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
 from rules.scripts.facts import changed_scripts, touched
-from rules.scripts.parse import Script, Unreadable, literal, parse
+from rules.scripts.parse import Script, Unreadable, parse
 from rules.scripts.resolve import parsed, standalone
 
 CODE = "RR404"
