@@ -37,6 +37,24 @@ NAME = "script-missing-for-config"
 SEVERITY = Severity.BLOCKING
 
 
+SHOWN = ("--tensor-parallel-size", "--tp", "--tp-size", "--max-running-requests", "--max-num-seqs",
+         "--kv-cache-dtype", "--max-model-len", "--context-length")
+
+
+def _shown(g) -> str:
+    """`; conc 4–64: `--tp 8` from line 12, …` for a group whose engine command resolved."""
+    r = next((x for x in g.items if x.engine is not None), None)
+    if r is None:
+        return ""
+    flags = r.engine.flags()
+    parts = []
+    for name in SHOWN:
+        for v in flags.get(name, [])[:1]:
+            if v is not None and v.known:
+                parts.append(f"`{name} {v.text}` from line {v.line}" if v.line else f"`{name} {v.text}`")
+    return f"; {r.engine.engine}: " + ", ".join(parts[:4]) if parts else f"; {r.engine.engine} command resolved"
+
+
 def _closest(ctx: ReviewContext, path: str) -> list[str]:
     d = posixpath.dirname(path)
     cs = ctx.changeset
@@ -76,7 +94,7 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             continue
         if r.script_exists is not False:
             if g.key in changed_keys:
-                yield Passed(f"{r.chain()} (conc {g.concs}) exists", path=where[0] if where else None,
+                yield Passed(f"{r.chain()} (conc {g.concs}) exists{_shown(g)}", path=where[0] if where else None,
                              line=where[1] if where else None)
             continue
         launcher = r.launcher or ""

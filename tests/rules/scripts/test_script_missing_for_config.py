@@ -29,6 +29,7 @@ def test_framework_tagged_script_or_fallback_satisfies_it():
         assert r.findings == [], name
         passed = [c.detail for c in r.checks if c.status == "passed"]
         assert any(f"`benchmarks/single_node/fixed_seq_len/{name}`" in d and "conc 4–8" in d for d in passed)
+        assert any("sglang: `--tp 8`, `--kv-cache-dtype fp8_e4m3` from line 6" in d for d in passed), passed
 
 
 def test_mtp_key_needs_the_mtp_script():
