@@ -80,6 +80,11 @@ def spec_mtp(r: Resolution) -> bool:
     return str(r.point.values.get("spec_decoding") or "none") == "mtp"
 
 
+def speculative(r: Resolution) -> bool:
+    """The point asks for speculative decoding of any kind (`mtp`, `eagle3`, …)."""
+    return str(r.point.values.get("spec_decoding") or "none") not in ("none", "false", "")
+
+
 def iter_engine_flags(r: Resolution, prefixes: tuple[str, ...]) -> Iterator:
     """Words of a point's engine command that start with one of `prefixes`."""
     if r.engine is None:

@@ -324,7 +324,9 @@ class Interpreter:
         for k, v in (env or {}).items():
             self.vars[k] = replace(v, exported=True) if isinstance(v, Var) else Var(
                 value=v, path="<environment>", line=0, exported=True)
-        self.inputs = set(self.vars)
+        # Names the interpretation has set itself; a read of any other name is an input read (present
+        # or absent: an absent input read as unset matters as much for reuse as a value).
+        self.assigned: set[str] = set()
         self.functions: dict[str, tuple[Node, str]] = {}
         self.positional: list[Arg] = [Arg(a, "<arguments>", 0, a) for a in args]
         self.arg0 = arg0
@@ -379,7 +381,7 @@ class Interpreter:
 
     def _read(self, name: str) -> Var | None:
         v = self.vars.get(name)
-        if name in self.inputs and name not in self.result.reads:
+        if name not in self.assigned and name not in self.result.reads:
             self.result.reads[name] = None if v is None else v.scalar()
         return v
 
@@ -387,7 +389,7 @@ class Interpreter:
         old = self.vars.get(name)
         if old is not None and old.exported and not var.exported:
             var = replace(var, exported=True)
-        self.inputs.discard(name)
+        self.assigned.add(name)
         self.vars[name] = var
 
     def _ask(self, kind: str, path: str):
@@ -425,6 +427,7 @@ class Interpreter:
                 name = literal(c) if c.type != "variable_name" else text_of(c)
                 if name and not name.startswith("-"):
                     self.vars.pop(name, None)
+                    self.assigned.add(name)
             return True
         if t == "function_definition":
             name = node.child_by_field_name("name")
@@ -745,7 +748,7 @@ class Interpreter:
             return
         name = text_of(name_node)
         self._declare_local(name, local)
-        old = self.vars.get(name)
+        old = self._read(name) if append else self.vars.get(name)
         if value_node is not None and value_node.type == "array":
             items: list[Arg] = []
             for c in value_node.named_children:

@@ -348,6 +348,7 @@ class Resolution:
     script_result: Result | None = None
     unknown: list[str] = field(default_factory=list)
     no_script: str | None = None  # why no benchmark script runs (e.g. handed off to another tool)
+    script_env: frozenset[str] = frozenset()  # names the launcher passes to the script (exported, -e, --export)
 
     def chain(self) -> str:
         parts = [f"key `{self.point.key}`", f"runner `{self.point.node}`"]
@@ -628,9 +629,11 @@ def _resolve(ctx: ReviewContext, point: Point, script: bool = True) -> Resolutio
     if len({w.text for _, w in known}) > 1:
         res.unknown.append("the launcher picks between " + ", ".join(sorted({f"`{w.text}`" for _, w in known}))
                            + " on conditions it cannot decide")
+    child = _child_env(launch)
+    res.script_env = frozenset(child)
     if not script:
         return res
-    senv = {k: _fill(v, point.env) for k, v in _child_env(launch).items()}
+    senv = {k: _fill(v, point.env) for k, v in child.items()}
     sr = _interpret(ctx, res.script, senv, root, "script")
     if isinstance(sr, str):
         res.unknown.append(f"script `{res.script}`: {sr}")

@@ -15,7 +15,8 @@ Give the flag its value (`--context-length "$CONTEXT_LENGTH"`) or drop the flag.
 
 ## Options
 `value_flags`: flags known to take a value. A flag also counts as taking one when the same
-script passes it a value somewhere else (`--flag=v` or `--flag v`).
+script passes it a literal value somewhere else (`--flag=v` or `--flag v`; a following
+expansion teaches nothing: `--trust-remote-code $EXTRA` is a boolean flag and more arguments).
 
 The command line is resolved per point (`rules.scripts.resolve`); only flags written on lines the
 PR adds are reported, once per line.
@@ -61,7 +62,8 @@ def _learned(ctx: ReviewContext, path: str) -> set[str]:
         if isinstance(s, Unreadable):
             return set()
         out = set()
-        for m in re.finditer(r"(?<![\w-])(--[a-zA-Z][\w-]*)(?:=|[ \t]+(?:\\\n\s*)?)(?![-\s\\#|;&)])\S", s.text):
+        # Only a literal value teaches anything: `--x $Y` may be a boolean flag followed by more args.
+        for m in re.finditer(r"(?<![\w-])(--[a-zA-Z][\w-]*)(?:=|[ \t]+)[\"']?[A-Za-z0-9_./:@%+,]", s.text):
             out.add(m.group(1).replace("_", "-"))
         return out
 

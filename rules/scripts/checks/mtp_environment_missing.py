@@ -21,7 +21,8 @@ Set the variable for the engine process (`export SGLANG_ENABLE_SPEC_V2=1` before
 that must set a variable before its absence is reported (not every image needs it: about half
 of the SGLang MTP scripts on main leave it unset, by model family).
 
-When the key's points resolve, the engine process's environment (exports, prefixes, what the
+An added script is checked as it is; a modified or moved one only when the PR drops the
+variable. When the key's points resolve, the engine process's environment (exports, prefixes, what the
 launcher passes) decides; otherwise the script's own assignments do.
 """
 from collections.abc import Iterator
@@ -75,6 +76,10 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed]:
             if has:
                 yield Passed(f"{f.path}: `{var}` is set ({len(setting)}/{len(sibs)} {tier} set it)", path=f.path)
                 continue
+            if f.status != "added":
+                base = features(ctx, f.base_path, "base")
+                if base is None or var not in base.env:
+                    continue  # unset before this PR too (a move or an unrelated edit): not this PR's change
             names = ", ".join(f"`{s.path.rsplit('/', 1)[-1]}`" for s in setting[:4])
             line, end = _engine_lines(ctx, f.path, rs)
             yield Problem(f.path, line, end_line=end if end and end > line else None, message=

@@ -37,7 +37,8 @@ def _sku(name: str) -> str | None:
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed]:
-    added = [f for f in changed_scripts(ctx) if f.status in ("added", "renamed") and "/single_node/" in f.path]
+    # Added only: a moved script (renamed) was as reachable before the move as after it.
+    added = [f for f in changed_scripts(ctx) if f.status == "added" and "/single_node/" in f.path]
     if not added:
         return
     rs = resolutions(ctx)

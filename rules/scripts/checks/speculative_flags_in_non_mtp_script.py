@@ -16,7 +16,8 @@ Move the speculative flags to the `_mtp.sh` script (and key), or make them depen
 The engine command is resolved per point (`rules.scripts.resolve`): a flag under
 `if [[ "$SPEC_DECODING" == mtp ]]` is not passed to a non-MTP point and is not reported. A
 script without the `_mtp` suffix that no non-MTP point reaches is read as written: speculative
-flags on lines the PR adds, outside a condition on SPEC_DECODING/MTP, are reported.
+flags on lines the PR adds, outside a condition on SPEC_DECODING/MTP, are reported. A point asks
+for speculative decoding when its `spec-decoding` is anything but `none` (`mtp`, `eagle3`, …).
 """
 from collections.abc import Iterator
 import re
@@ -24,7 +25,7 @@ import re
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
-from rules.scripts.facts import changed_key_names, changed_scripts, groups, resolved_for, spec_mtp, touched
+from rules.scripts.facts import changed_key_names, changed_scripts, groups, resolved_for, speculative, touched
 from rules.scripts.parse import Script
 from rules.scripts.resolve import parsed
 
@@ -57,14 +58,14 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
     for f in changed_scripts(ctx):
         name = f.path.rsplit("/", 1)[-1]
         if "/single_node/" in f.path and not name.endswith("_mtp.sh") and not any(
-                not spec_mtp(r) for r in resolved_for(ctx, f.path)):
+                not speculative(r) for r in resolved_for(ctx, f.path)):
             yield from _static(ctx, f.path)
     changed = {f.path for f in ctx.changeset.files if f.status != "removed"}
     keys = changed_key_names(ctx)
     seen = set()
     for g in groups(ctx):
         r = g.first
-        if r.engine is None or spec_mtp(r) or not (r.script in changed or g.key in keys):
+        if r.engine is None or speculative(r) or not (r.script in changed or g.key in keys):
             continue
         words = [w for w in r.engine.argv if w.text and SPEC_FLAG.match(w.text)]
         if not words:
@@ -79,6 +80,6 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
         seen.add((w.path, w.line))
         shown = " ".join(x.text or "" for x in words[:4])
         yield Problem(w.path, w.line,
-                      f"`{w.text.split('=', 1)[0]}` is passed to key `{g.key}`, which has no `spec-decoding: mtp`",
+                      f"`{w.text.split('=', 1)[0]}` is passed to key `{g.key}`, which asks for no speculative decoding",
                       evidence=(f"{r.chain()} (conc {g.concs})", f"speculative flags: `{shown}`",
                                 f"engine command at {r.engine.path}:{r.engine.line}"))

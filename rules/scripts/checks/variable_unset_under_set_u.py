@@ -13,10 +13,11 @@ does not set it (#2674), and a misspelled variable kills all of them.
 Read it with a default (`${EVAL_ONLY:-false}`), set it earlier, or list it in `check_env_vars`.
 
 Three cases are reported, on lines the PR adds at the top level of a script under `set -u`:
-the base version read the variable with a default and this one reads it bare (even for a
-variable the workflow passes: not every launcher path passes it); the variable is first set
-further down; or nothing sets it and its name is one letter away from one that is set (a
-misspelling). A variable counts as set when the script or a file it sources assigns it
+the base version read the variable with a default and this one reads it bare, while neither
+the script nor its library's top level sets it (a variable the workflow passes counts only when
+a launcher that runs the script does not pass it on, as a `docker run -e` list may not); the
+variable is first set further down; or nothing sets it and its name is one letter away from one
+that is set (a misspelling). A variable counts as set when the script or a file it sources assigns it
 (`X=`, `export`, `local`, `read`, `for X in`, `printf -v`), `check_env_vars` validates it, the
 workflow passes it (`scripts.point_env`) or the runner provides it (`scripts.runtime_env`). Other
 unset reads are left alone: the container and the scheduler set variables a review cannot see.
@@ -27,7 +28,7 @@ import difflib
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.scripts.facts import changed_scripts, touched
+from rules.scripts.facts import changed_scripts, resolved_for, touched
 from rules.scripts.parse import Script, Unreadable, parse
 from rules.scripts.resolve import parsed, standalone
 
@@ -39,8 +40,8 @@ _SPECIAL = set("0123456789@*#?$!-_") | {"BASH_SOURCE", "FUNCNAME", "LINENO", "RA
                                         "EUID", "PPID", "HOSTNAME", "BASHPID", "SHLVL", "MAPFILE", "BASH_VERSION"}
 
 
-def _set_names(script: Script) -> set[str]:
-    names = {a.name for a in script.assignments}
+def _set_names(script: Script, top_level: bool = False) -> set[str]:
+    names = {a.name for a in script.assignments if not top_level or a.function is None}
     for c in script.commands:
         args = c.literal_args()
         if c.name in ("read", "mapfile", "readarray", "getopts"):
@@ -58,6 +59,11 @@ def _set_names(script: Script) -> set[str]:
                 names.add(v.text.decode())
         stack.extend(n.children)
     return names
+
+
+def _launchers_without(ctx: ReviewContext, path: str, name: str) -> list[str]:
+    """Launchers that run `path` for some resolved point and do not pass `name` to it."""
+    return sorted({r.launcher_link or r.launcher or "?" for r in resolved_for(ctx, path) if name not in r.script_env})
 
 
 def _one_edit(a: str, b: str) -> bool:
@@ -100,7 +106,7 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                 if ev.read and ev.target:
                     lib = parsed(ctx, ev.target)
                     if isinstance(lib, Script):
-                        known |= _set_names(lib)
+                        known |= _set_names(lib, top_level=True)
         before = _defaulted(f.base, f.base_path) if f.status != "added" else set()
         first_set: dict[str, int] = {}
         for a in script.assignments:
@@ -120,9 +126,13 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                 continue
             shown = ref.node.text.decode("utf-8", "replace")
             why = None
-            if ref.name in before and ref.name not in validated and not (
-                    ref.name in first_set and first_set[ref.name] < ref.line):
-                why = f"the base version read it with a default; this line reads `{shown}` bare"
+            if ref.name in before and ref.name not in validated and ref.name not in known:
+                missing_from = _launchers_without(ctx, f.path, ref.name)
+                if ref.name not in provided:
+                    why = f"the base version read it with a default; this line reads `{shown}` bare"
+                elif missing_from:
+                    why = (f"the base version read it with a default, and `{missing_from[0]}` does not pass it "
+                           "to the script")
             elif ref.name in first_set and first_set[ref.name] > ref.line and ref.name not in provided \
                     and ref.name not in validated and not any(a.name == ref.name and a.line < ref.line
                                                               for a in script.assignments):

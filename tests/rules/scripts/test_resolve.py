@@ -131,3 +131,18 @@ def test_canaries_in_a_reviewed_script_never_run(tmp_path):
     report = run(cs)  # every rule, ShellCheck included (it reads the script on stdin)
     assert not [x for x in paths if x.exists()]
     assert not [f for f in report.findings if f.code == "RR000"]
+
+
+def test_reuse_across_reviews_respects_absent_inputs():
+    """An interpretation is reused only when the inputs it read agree, an unset one included
+    (a flat tree gets no SCENARIO_SUBDIR; the launcher's path then differs)."""
+    nested = repo({CFG: master(key("glm5-fp8-b200-sglang"))}, extra={script_path("glm5_fp8_b200.sh"): sglang_script()})
+    flat_files = {CFG: master(key("glm5-fp8-b200-sglang")), "benchmarks/single_node/glm5_fp8_b200.sh": sglang_script()}
+    flat = repo({}, extra=flat_files)
+    flat = flat.__class__(files=nested.files, context={**{k: v for k, v in flat.context.items()}},
+                          tree={k: v for k, v in flat.tree.items() if "fixed_seq_len" not in k and "agentic" not in k},
+                          listed=frozenset(d for d in flat.listed if "fixed_seq_len" not in d and "agentic" not in d))
+    a = {r.script for r in resolutions(ctx_of(nested))}
+    b = {r.script for r in resolutions(ctx_of(flat))}
+    assert a == {"benchmarks/single_node/fixed_seq_len/glm5_fp8_b200.sh"}
+    assert b == {"benchmarks/single_node/glm5_fp8_b200.sh"}

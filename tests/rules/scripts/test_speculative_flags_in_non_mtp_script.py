@@ -11,7 +11,7 @@ def test_resolved_non_mtp_point_with_eagle_flags():
     cs = repo({P: sglang_script(mtp=True)}, extra={CFG: master(key("dsv4-fp4-b200-sglang", model="dsv4", precision="fp4"))})
     (f,) = run(cs, rules=[rule]).findings
     assert (f.path, f.line, f.blocking) == (P, 6, True)
-    assert f.message == "`--speculative-algorithm` is passed to key `dsv4-fp4-b200-sglang`, which has no `spec-decoding: mtp`"
+    assert f.message == "`--speculative-algorithm` is passed to key `dsv4-fp4-b200-sglang`, which asks for no speculative decoding"
 
 
 def test_flags_under_a_spec_decoding_branch_are_not_passed():
