@@ -204,6 +204,19 @@ class Script:
     def lines(self) -> list[str]:
         return self.text.split("\n")
 
+    @cached_property
+    def code(self) -> str:
+        """The text with every comment blanked out (same offsets and lines)."""
+        raw = bytearray(self.text.encode("utf-8"))
+        stack = [self.root]
+        while stack:
+            n = stack.pop()
+            if n.type == "comment":
+                raw[n.start_byte:n.end_byte] = b" " * (n.end_byte - n.start_byte)
+                continue
+            stack.extend(n.children)
+        return raw.decode("utf-8", "replace")
+
     def statements(self) -> list["Command | Assignment"]:
         """Commands and standalone assignments (not `FOO=1 cmd` prefixes), in source order."""
         out: list[Command | Assignment] = [*self.commands, *(a for a in self.assignments if a.declaration != "prefix")]
@@ -324,6 +337,9 @@ class _Walker:
             return
         if t in ("test_command",):
             self._refs(node, fn)
+            for sub in _descendants(node, ("command_substitution", "process_substitution")):
+                for c in sub.named_children:
+                    self.walk(c, conds, fn)
             return
         for c in node.named_children:
             if c.type == "heredoc_body" or c.type.endswith("_redirect"):
@@ -367,7 +383,7 @@ class _Walker:
 
     def _walk_condition(self, c: Node, conds, fn) -> None:
         if c.type in ("command", "list", "pipeline", "negated_command", "redirected_statement", "compound_statement",
-                      "subshell", "variable_assignment"):
+                      "subshell", "variable_assignment", "test_command", "declaration_command"):
             self.walk(c, conds, fn)
         else:
             self._refs(c, fn)
@@ -397,10 +413,7 @@ class _Walker:
                 if cond is None:
                     head = text_of(node).split("\n", 1)[0]
                     cond = Condition(re.sub(r"\s*;?\s*do\b.*$", "", head).strip(), c, line_of(c))
-                if c.type in ("command", "list", "pipeline", "compound_statement"):
-                    self.walk(c, conds, fn)
-                else:
-                    self._refs(c, fn)
+                self._walk_condition(c, conds, fn)
                 continue
             if c.type == "do_group":
                 self.walk(c, conds + ((cond,) if cond else ()), fn)

@@ -63,7 +63,7 @@ def _learned(ctx: ReviewContext, path: str) -> set[str]:
             return set()
         out = set()
         # Only a literal value teaches anything: `--x $Y` may be a boolean flag followed by more args.
-        for m in re.finditer(r"(?<![\w-])(--[a-zA-Z][\w-]*)(?:=|[ \t]+)[\"']?[A-Za-z0-9_./:@%+,]", s.text):
+        for m in re.finditer(r"(?<![\w-])(--[a-zA-Z][\w-]*)(?:=|[ \t]+)[\"']?[A-Za-z0-9_./:@%+,]", s.code):
             out.add(m.group(1).replace("_", "-"))
         return out
 

@@ -37,3 +37,9 @@ def test_unchanged_lines_are_not_reported():
     text = sglang_script(extra_flags="--max-running-requests")
     cs = repo({P: ("modified", text + "echo done\n", text)}, extra={CFG: master(key("glm5-fp8-b200-sglang"))})
     assert run(cs, rules=[rule]).findings == []
+
+
+def test_comments_and_expansions_teach_no_value_flags():
+    text = sglang_script(env="# pass --dsv4 to the client\nX=(--trust-remote-code $EXTRA)",
+                         extra_flags="--dsv4 --trust-remote-code")
+    assert run(_cs(text), rules=[rule]).findings == []

@@ -19,3 +19,11 @@ P = "benchmarks/multi_node/x/wait_server.sh"
 def test_loops(loop, hits):
     r = run(repo({P: "#!/bin/bash\n" + loop + "\n"}), rules=[rule])
     assert len(r.findings) == hits and all(not f.blocking for f in r.findings)
+
+
+def test_negated_and_substituted_conditions():
+    for loop in ('while ! curl -s -o /dev/null -w "%{http_code}" "http://${h}:${p}/health" > /dev/null 2>&1; do\n'
+                 '  sleep 10\ndone',
+                 'while [ "$(curl -s -o /dev/null -w "%{http_code}" http://h:1/health)" != 200 ]; do sleep 1; done'):
+        r = run(repo({P: "#!/bin/bash\n" + loop + "\n"}), rules=[rule])
+        assert [f.line for f in r.findings] == [2], loop
