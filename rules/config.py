@@ -98,11 +98,11 @@ class LabelsConfig(BaseModel):
 # no default leaves the variable unset. Computed fields: `seq` (`1k1k`, `8k1k`, else `<isl>_<osl>`),
 # `scenario` / `scenario_subdir` (`fixed_seq_len/` or `agentic/`, when that directory exists under
 # `benchmarks/single_node/`: older trees keep scripts flat) / `is_agentic`, `conc`, `gpu_count` (tp·pp·pcp), `max_model_len`
-# (isl + osl + 256), `node` (the runner machine), `multinode_flag` (`true` for multinode keys).
+# (isl + osl + 256; the matrix generator's 2048 for agentic points), `node` (the runner machine), `multinode_flag` (`true` for multinode keys).
 DEFAULT_POINT_ENV: dict[str, str] = {
     "EXP_NAME": "{model_prefix}_{seq}", "MODEL": "{model}", "MODEL_PREFIX": "{model_prefix}", "IMAGE": "{image}",
     "FRAMEWORK": "{framework}", "PRECISION": "{precision}", "ISL": "{isl}", "OSL": "{osl}",
-    "MAX_MODEL_LEN": "{max_model_len}", "TP": "{tp}", "PP_SIZE": "{pp|1}", "DCP_SIZE": "{dcp_size|1}",
+    "MAX_MODEL_LEN": "{max_model_len|2048}", "TP": "{tp}", "PP_SIZE": "{pp|1}", "DCP_SIZE": "{dcp_size|1}",
     "PCP_SIZE": "{pcp_size|1}", "EP_SIZE": "{ep|1}", "DP_ATTENTION": "{dp_attn|false}", "CONC": "{conc}",
     "SPEC_DECODING": "{spec_decoding|none}", "DISAGG": "{disagg|false}", "RUN_EVAL": "false", "EVAL_ONLY": "false",
     "SCENARIO_TYPE": "{scenario}", "SCENARIO_SUBDIR": "{scenario_subdir}", "IS_AGENTIC": "{is_agentic}",

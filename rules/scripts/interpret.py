@@ -341,6 +341,7 @@ class Interpreter:
         self.capture: list[list[str | Unknown]] = []  # output buffers of `$(…)` being evaluated
         self.nounset = False
         self._cwd_unknown = False
+        self.allexport = False  # `set -a`: every assignment is exported
         self.follow_library = follow_library  # interpret bodies of functions defined in sourced files
         self.main = ""  # the file `run` interprets
 
@@ -386,6 +387,8 @@ class Interpreter:
         return v
 
     def _set(self, name: str, var: Var) -> None:
+        if self.allexport and not var.exported:
+            var = replace(var, exported=True)
         old = self.vars.get(name)
         if old is not None and old.exported and not var.exported:
             var = replace(var, exported=True)
@@ -1637,6 +1640,10 @@ def _b_shift(it, rest, path, line, words, env_prefix, end):
 
 def _b_set(it, rest, path, line, words, env_prefix, end):
     for a in rest:
+        if a.known and re.fullmatch(r"-[a-zA-Z]*a[a-zA-Z]*", a.text or "") or (a.text == "allexport" and it.nounset is not None):
+            it.allexport = True
+        if a.known and re.fullmatch(r"\+[a-zA-Z]*a[a-zA-Z]*", a.text or ""):
+            it.allexport = False
         if a.text in ("-u", "-eu", "-ue") or (a.known and re.fullmatch(r"-[a-zA-Z]*u[a-zA-Z]*", a.text or "")):
             it.nounset = True
         if a.known and re.fullmatch(r"\+[a-zA-Z]*u[a-zA-Z]*", a.text or ""):

@@ -349,6 +349,7 @@ class Resolution:
     unknown: list[str] = field(default_factory=list)
     no_script: str | None = None  # why no benchmark script runs (e.g. handed off to another tool)
     script_env: frozenset[str] = frozenset()  # names the launcher passes to the script (exported, -e, --export)
+    script_env_filtered: bool = False  # the launch passes only a list (`docker run -e`), not everything exported
 
     def chain(self) -> str:
         parts = [f"key `{self.point.key}`", f"runner `{self.point.node}`"]
@@ -631,6 +632,7 @@ def _resolve(ctx: ReviewContext, point: Point, script: bool = True) -> Resolutio
                            + " on conditions it cannot decide")
     child = _child_env(launch)
     res.script_env = frozenset(child)
+    res.script_env_filtered = bool(launch.argv) and launch.argv[0].text == "docker"
     if not script:
         return res
     senv = {k: _fill(v, point.env) for k, v in child.items()}

@@ -15,8 +15,9 @@ Give the flag its value (`--context-length "$CONTEXT_LENGTH"`) or drop the flag.
 
 ## Options
 `value_flags`: flags known to take a value. A flag also counts as taking one when the same
-script passes it a literal value somewhere else (`--flag=v` or `--flag v`; a following
-expansion teaches nothing: `--trust-remote-code $EXTRA` is a boolean flag and more arguments).
+script passes it a value with `=` somewhere else (`--flag=v`; `--flag word` teaches nothing:
+`--quiet pkg` is a boolean flag and a positional argument). The engine command and the
+benchmark-client calls (`run_benchmark_serving`, `run_eval`) are checked.
 
 The command line is resolved per point (`rules.scripts.resolve`); only flags written on lines the
 PR adds are reported, once per line.
@@ -62,21 +63,25 @@ def _learned(ctx: ReviewContext, path: str) -> set[str]:
         if isinstance(s, Unreadable):
             return set()
         out = set()
-        # Only a literal value teaches anything: `--x $Y` may be a boolean flag followed by more args.
-        for m in re.finditer(r"(?<![\w-])(--[a-zA-Z][\w-]*)(?:=|[ \t]+)[\"']?[A-Za-z0-9_./:@%+,]", s.code):
+        # Only `--x=value` teaches anything: `--x word` may be a boolean flag and a positional
+        # argument (`pip install --quiet pkg`), `--x $Y` a boolean flag and more arguments.
+        for m in re.finditer(r"(?<![\w-])(--[a-zA-Z][\w-]*)=[\"']?[A-Za-z0-9_./:@%+,$]", s.code):
             out.add(m.group(1).replace("_", "-"))
         return out
 
     return ctx.memo(("scripts", "valued-flags", path), compute)
 
 
+CLIENTS = ("run_benchmark_serving", "run_eval")
+
+
 def _launches(r):
-    """The engine command and every function call or command launched from the script itself."""
+    """The engine command and the script's benchmark-client calls."""
     if r.engine is not None:
         yield r.engine.argv, f"engine command at {r.engine.path}:{r.engine.line}"
     if r.script_result is not None:
         for launch in r.script_result.launches:
-            if launch.path == r.script and launch.call:
+            if launch.path == r.script and launch.call and launch.argv[0].text in CLIENTS:
                 yield launch.argv, f"`{launch.argv[0].text}` at {launch.path}:{launch.line}"
 
 

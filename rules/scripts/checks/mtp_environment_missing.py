@@ -21,8 +21,8 @@ Set the variable for the engine process (`export SGLANG_ENABLE_SPEC_V2=1` before
 that must set a variable before its absence is reported (not every image needs it: about half
 of the SGLang MTP scripts on main leave it unset, by model family).
 
-An added script is checked as it is; a modified or moved one only when the PR drops the
-variable. When the key's points resolve, the engine process's environment (exports, prefixes, what the
+An added script is checked as it is (a plain `X=1` without `export` does not reach the engine
+process, and says so); a modified or moved one only when the PR drops the variable. When the key's points resolve, the engine process's environment (exports, prefixes, what the
 launcher passes) decides; otherwise the script's own assignments do.
 """
 from collections.abc import Iterator
@@ -33,6 +33,8 @@ from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
 from rules.scripts.facts import changed_scripts, resolved_for, spec_mtp
+from rules.scripts.parse import Script
+from rules.scripts.resolve import parsed
 from rules.scripts.siblings import engine_statement, features, siblings_of
 
 CODE = "RR411"
@@ -54,6 +56,15 @@ def _engine_lines(ctx: ReviewContext, path: str, rs) -> tuple[int, int | None]:
     return line, end
 
 
+def _exported(ctx: ReviewContext, path: str, var: str) -> bool:
+    """The script exports `var` (or sets it as a command prefix), read from its assignments."""
+    script = parsed(ctx, path)
+    if not isinstance(script, Script):
+        return False
+    return any(a.name == var and a.declaration in ("export", "prefix") for a in script.assignments) or any(
+        c.name in ("export", "env") and var in " ".join(x or "" for x in c.literal_args()) for c in script.commands)
+
+
 def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed]:
     for f in changed_scripts(ctx):
         me = features(ctx, f.path)
@@ -69,23 +80,24 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed]:
             share = len(setting) / len(sibs)
             if share < options.threshold:
                 continue
-            if rs:
-                has = all(var in r.engine.env for r in rs)
-            else:
-                has = var in me.env
-            if has:
-                yield Passed(f"{f.path}: `{var}` is set ({len(setting)}/{len(sibs)} {tier} set it)", path=f.path)
-                continue
             if f.status != "added":
                 base = features(ctx, f.base_path, "base")
-                if base is None or var not in base.env:
-                    continue  # unset before this PR too (a move or an unrelated edit): not this PR's change
+                if base is None or var not in base.env or var in me.env:
+                    continue  # not dropped by this PR (a move, an unrelated edit, or unset before too)
+                verb = f"MTP script drops `{var}`"
+            else:
+                exported = all(var in r.engine.env and r.engine.env[var].value not in (None, "")
+                               for r in rs) if rs else _exported(ctx, f.path, var)
+                if exported:
+                    yield Passed(f"{f.path}: `{var}` is set ({len(setting)}/{len(sibs)} {tier} set it)",
+                                 path=f.path)
+                    continue
+                verb = (f"MTP script sets `{var}` without `export`: the {me.engine} process does not see it"
+                        if var in me.env else f"MTP script does not set `{var}` for {me.engine}")
             names = ", ".join(f"`{s.path.rsplit('/', 1)[-1]}`" for s in setting[:4])
             line, end = _engine_lines(ctx, f.path, rs)
-            yield Problem(f.path, line, end_line=end if end and end > line else None, message=
-                          (f"MTP script does not set `{var}` for {me.engine}; {len(setting)} of {len(sibs)} "
-                           f"MTP siblings do"),
+            yield Problem(f.path, line, end_line=end if end and end > line else None,
+                          message=f"{verb}; {len(setting)} of {len(sibs)} MTP siblings set it",
                           evidence=(f"siblings ({tier}): {names}{' …' if len(setting) > 4 else ''}",
-                                    "checked in the engine process's environment of "
-                                    f"{len(rs)} resolved points" if rs else "no resolved point: the script's "
-                                    "assignments were checked"))
+                                    f"checked in the engine process's environment of {len(rs)} resolved points"
+                                    if rs else "no resolved point: the script's assignments were checked"))

@@ -16,7 +16,8 @@ Move the speculative flags to the `_mtp.sh` script (and key), or make them depen
 The engine command is resolved per point (`rules.scripts.resolve`): a flag under
 `if [[ "$SPEC_DECODING" == mtp ]]` is not passed to a non-MTP point and is not reported. A
 script without the `_mtp` suffix that no non-MTP point reaches is read as written: speculative
-flags on lines the PR adds, outside a condition on SPEC_DECODING/MTP, are reported. A point asks
+flags on lines the PR adds, outside a condition on SPEC_DECODING/MTP, are reported, unless
+its name says it is speculative (`_mtp`, `_eagle3`, `_spec…`). A point asks
 for speculative decoding when its `spec-decoding` is anything but `none` (`mtp`, `eagle3`, …).
 """
 from collections.abc import Iterator
@@ -35,6 +36,8 @@ SEVERITY = Severity.BLOCKING
 SPEC_FLAG = re.compile(r"^--(?:speculative[\w-]*|num-speculative-tokens|spec-[\w-]+)(?:=|$)")
 _ANY_SPEC = re.compile(r"(?<![\w-])--(?:speculative[\w-]*|num-speculative-tokens)(?![\w-])")
 _GUARD = re.compile(r"SPEC|MTP|mtp|EAGLE", re.I)
+# A name that says the script is speculative (`…_mtp.sh`, `…_eagle3.sh`, `…_spec…`).
+_SPECULATIVE_NAME = re.compile(r"(?:^|_)(?:mtp|eagle\w*|spec\w*|draft\w*)(?:_|\.sh$)", re.I)
 
 
 def _static(ctx: ReviewContext, path: str) -> Iterator[Problem]:
@@ -57,7 +60,7 @@ def _static(ctx: ReviewContext, path: str) -> Iterator[Problem]:
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed]:
     for f in changed_scripts(ctx):
         name = f.path.rsplit("/", 1)[-1]
-        if "/single_node/" in f.path and not name.endswith("_mtp.sh") and not any(
+        if "/single_node/" in f.path and not _SPECULATIVE_NAME.search(name) and not any(
                 not speculative(r) for r in resolved_for(ctx, f.path)):
             yield from _static(ctx, f.path)
     changed = {f.path for f in ctx.changeset.files if f.status != "removed"}

@@ -62,8 +62,10 @@ def _set_names(script: Script, top_level: bool = False) -> set[str]:
 
 
 def _launchers_without(ctx: ReviewContext, path: str, name: str) -> list[str]:
-    """Launchers that run `path` for some resolved point and do not pass `name` to it."""
-    return sorted({r.launcher_link or r.launcher or "?" for r in resolved_for(ctx, path) if name not in r.script_env})
+    """Launchers that run `path` for some resolved point through a filtered environment (`docker run -e …`)
+    that leaves `name` out (a launch that passes everything exported passes the workflow's variables)."""
+    return sorted({r.launcher_link or r.launcher or "?" for r in resolved_for(ctx, path)
+                   if r.script_env_filtered and name not in r.script_env})
 
 
 def _one_edit(a: str, b: str) -> bool:
