@@ -151,7 +151,7 @@ class ScriptsConfig(BaseModel):
     # When a shared file changes (a launcher, the library), resolve at most this many keys through it.
     max_keys: int = Field(default=40, ge=0, le=10_000)
     # Points (one per search-space entry, concurrency and runner machine) resolved per review.
-    max_points: int = Field(default=1500, ge=0, le=100_000)
+    max_points: int = Field(default=500, ge=0, le=100_000)
     # Concurrencies resolved per search-space entry: "ends" (lowest and highest: both sides of a
     # `CONC` threshold in practice, at a fraction of the cost) or "all".
     concurrencies: Literal["ends", "all"] = "ends"

@@ -21,7 +21,8 @@ SC2289 a line break or tab inside a command name.
 Follow ShellCheck's advice in the message (`[ -n "$EVAL_ARGS" ]` here).
 
 ## Options
-`codes`: the ShellCheck codes this rule reports. `timeout_s`: per-script limit.
+`codes`: the ShellCheck codes this rule reports. `timeout_s`: per-script limit. `max_files`:
+scripts checked per review, those with the most added lines first (the rest are Skipped).
 """
 from collections.abc import Iterator
 
@@ -43,6 +44,7 @@ CODES = ERROR_CODES
 class Options(RuleOptions):
     codes: tuple[int, ...] = CODES  # ShellCheck codes reported as blocking
     timeout_s: float = Field(default=10.0, gt=0, le=120)  # per-script ShellCheck limit
+    max_files: int = Field(default=20, ge=1, le=1000)  # scripts checked per review (most added lines first)
 
 
 def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Skipped]:
@@ -56,7 +58,7 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Skipped]:
     if not files:
         return
     include = tuple(sorted(set(ERROR_CODES) | set(WARNING_CODES) | set(options.codes)))
-    outcomes = review_outcomes(ctx, files, options.timeout_s, include)
+    outcomes = review_outcomes(ctx, files, options.timeout_s, include, options.max_files)
     wanted = set(options.codes)
     for path in files:
         out = outcomes[path]

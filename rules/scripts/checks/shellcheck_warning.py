@@ -20,7 +20,8 @@ and SC2034 (variables read by sourced files look unused).
 Follow ShellCheck's advice in the message (`read -ra ARGS <<< "$EXTRA_ARGS"` here).
 
 ## Options
-`codes`: the ShellCheck codes this rule reports. `timeout_s`: per-script limit.
+`codes`: the ShellCheck codes this rule reports. `timeout_s`: per-script limit. `max_files`:
+scripts checked per review, those with the most added lines first (the rest are Skipped).
 """
 from collections.abc import Iterator
 
@@ -42,6 +43,7 @@ CODES = WARNING_CODES
 class Options(RuleOptions):
     codes: tuple[int, ...] = CODES  # ShellCheck codes reported as nits
     timeout_s: float = Field(default=10.0, gt=0, le=120)  # per-script ShellCheck limit
+    max_files: int = Field(default=20, ge=1, le=1000)  # scripts checked per review (most added lines first)
 
 
 def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | Skipped]:
@@ -50,7 +52,7 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
     if not files:
         return
     include = tuple(sorted(set(ERROR_CODES) | set(WARNING_CODES) | set(options.codes)))
-    outcomes = review_outcomes(ctx, files, options.timeout_s, include)
+    outcomes = review_outcomes(ctx, files, options.timeout_s, include, options.max_files)
     wanted = set(options.codes)
     for path in files:
         out = outcomes[path]
