@@ -14,7 +14,8 @@ the non-MTP script; #1222: `…_vllm_mtp.sh` where the H200 launchers build `…
 Rename the script to what the launcher builds, or teach the launcher the suffix.
 
 The finding sits on the script's first command. A key is "meant for" the script when its model prefix and precision match the script's name,
-it runs on the SKU the name carries, and its spec-decoding matches the name's `_mtp` suffix.
+it runs on the SKU the name carries, its framework is the one the name carries (when it carries
+one, `…_atom.sh`) and its spec-decoding matches the name's `_mtp` suffix.
 """
 from collections.abc import Iterator
 import posixpath
@@ -55,9 +56,11 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             yield Passed(f"{f.path} is run by key{'s' if len(keys) > 1 else ''} {', '.join(f'`{k}`' for k in keys[:3])}",
                          path=f.path)
             continue
+        tags = [x for x in parts[3:] if x != "mtp"]
         meant = [r for r in rs if r.script and r.script_exists and r.point.values.get("model_prefix") == parts[0]
                  and str(r.point.values.get("precision")) == parts[1] and _sku(posixpath.basename(r.script)) == parts[2]
-                 and spec_mtp(r) == mtp and posixpath.basename(posixpath.dirname(r.script)) == scenario]
+                 and spec_mtp(r) == mtp and posixpath.basename(posixpath.dirname(r.script)) == scenario
+                 and (not tags or str(r.point.values.get("framework")) in tags)]
         if not meant:
             continue
         r = meant[0]

@@ -29,3 +29,11 @@ def test_reachable_script_passes():
 def test_no_key_for_the_model_at_all_is_not_a_finding():
     cs = repo({script_path("new_fp8_b200.sh"): sglang_script()})
     assert run(cs, rules=[rule]).findings == []
+
+
+def test_a_framework_tagged_script_is_meant_only_for_that_framework():
+    new = script_path("dsr1_fp8_mi355x_atom.sh")
+    cs = repo({new: sglang_script()},
+              extra={script_path("dsr1_fp8_mi355x.sh"): sglang_script(),
+                     CFG: master(key("dsr1-fp8-mi355x-vllm", model="dsr1", runner="mi355x", framework="vllm"))})
+    assert run(cs, rules=[rule]).findings == []
