@@ -31,6 +31,7 @@ line. Anything unknown stays unknown, with the reason.
 """
 from __future__ import annotations
 
+import hashlib
 import posixpath
 import re
 from collections import OrderedDict
@@ -142,19 +143,32 @@ def _concs(entry: dict) -> list[int]:
     return out
 
 
+_LABELS: "OrderedDict[tuple[str, str], dict]" = OrderedDict()  # runners.yaml by content, across reviews
+
+
 def runner_nodes(ctx: ReviewContext, label: str) -> list[str]:
     """Runner machines of a runners.yaml label (the label itself when runners.yaml does not list it)."""
     def compute() -> dict:
         out: dict = {}
         for p in ctx.head_paths_of("runners"):
-            data, error = load_values(p, ctx.changeset.head_bytes(p))
+            raw = ctx.changeset.head_bytes(p)
+            key = (p, hashlib.sha1(raw).hexdigest()) if raw is not None else None
+            if key in _LABELS:
+                for k, v in _LABELS[key].items():
+                    out.setdefault(k, v)
+                continue
+            data, error = load_values(p, raw)
             if error is not None or not isinstance(data, dict):
                 continue
             # `labels: {label: [machines]}`; older files list `label: [machines]` at the top level.
             table = data.get("labels") if isinstance(data.get("labels"), dict) else data
-            for k, v in table.items():
-                if isinstance(v, list):
-                    out.setdefault(str(k), [str(n) for n in v if isinstance(n, str)])
+            mine = {str(k): [str(n) for n in v if isinstance(n, str)] for k, v in table.items() if isinstance(v, list)}
+            if key is not None:
+                _LABELS[key] = mine
+                while len(_LABELS) > 64:
+                    _LABELS.popitem(last=False)
+            for k, v in mine.items():
+                out.setdefault(k, v)
         return out
 
     labels = ctx.memo(("scripts", "runner-labels"), compute)
@@ -170,71 +184,95 @@ def key_points(ctx: ReviewContext, key: str, info: KeyInfo | None = None) -> lis
     """Every point of a head key, one per search-space entry × concurrency × launcher (one machine each)."""
     def compute() -> list[Point]:
         ki = info or master_keys(ctx, "head").get(key)
-        if ki is None or not isinstance(ki.value, dict):
+        if ki is None:
             return []
-        value = ki.value
-        base = {k.replace("-", "_"): v for k, v in value.items() if not isinstance(v, (dict, list))}
-        runner = str(value.get("runner", ""))
-        nodes = runner_nodes(ctx, runner) if runner else []
-        by_prefix: dict[str, str] = {}
-        for n in nodes:
-            by_prefix.setdefault(_node_prefix(n), n)
-        multinode = bool(value.get("multinode"))
-        scen = value.get("scenarios") if isinstance(value.get("scenarios"), dict) else {}
-        if not scen and isinstance(value.get("seq-len-configs"), list):  # the layout before scenarios
-            scen = {"fixed-seq-len": value["seq-len-configs"]}
-        out: list[Point] = []
-        cfg = ctx.config.repo.scripts
+        # Points depend on the key's text, its runner's machines, the layout and the configuration:
+        # reviews of the same master config share them.
         root = layout_root(ki.path)
-        lines = ki.text.split("\n")
-        for scenario, blocks in scen.items():
-            for block in blocks if isinstance(blocks, list) else []:
-                if not isinstance(block, dict):
-                    continue
-                for n_entry, entry in enumerate(block.get("search-space") or []):
-                    if not isinstance(entry, dict):
-                        continue
-                    vals = dict(base)
-                    vals.update({k.replace("-", "_"): v for k, v in block.items() if not isinstance(v, (dict, list))})
-                    vals.update({k.replace("-", "_"): v for k, v in entry.items() if not isinstance(v, (dict, list))})
-                    isl, osl = vals.get("isl"), vals.get("osl")
-                    vals["scenario"] = str(scenario)
-                    agentic = str(scenario) == "agentic-coding"
-                    sub = "agentic/" if agentic else "fixed_seq_len/"
-                    # Older trees keep single-node scripts flat and their workflow passes no subdir.
-                    if ctx.changeset.exists(f"{root}benchmarks/single_node/{sub.rstrip('/')}") is not False:
-                        vals["scenario_subdir"] = sub
-                    vals["is_agentic"] = "1" if agentic else "0"
-                    if isinstance(isl, int) and isinstance(osl, int):
-                        vals["seq"] = _SEQ.get((isl, osl), f"{isl}_{osl}")
-                        vals["max_model_len"] = isl + osl + 256
-                    elif agentic:
-                        vals["seq"] = "agentic"
-                    tp = vals.get("tp")
-                    if isinstance(tp, int):
-                        pp = vals.get("pp") if isinstance(vals.get("pp"), int) else 1
-                        pcp = vals.get("pcp_size") if isinstance(vals.get("pcp_size"), int) else 1
-                        vals["gpu_count"] = tp * pp * pcp
-                    if multinode:
-                        vals["multinode_flag"] = "true"
-                    extra = _additional_settings(entry)
-                    concs = _concs(entry) or [None]
-                    if cfg.concurrencies == "ends" and len(concs) > 2:
-                        concs = [concs[0], concs[-1]]
-                    line = _entry_line(ki, lines, n_entry)
-                    for conc in concs:
-                        for prefix, node in sorted(by_prefix.items()):
-                            v = dict(vals, conc=conc, node=node, runner=runner)
-                            env = {}
-                            for name, tmpl in cfg.point_env.items():
-                                r = render(tmpl, v)
-                                if r is not None:
-                                    env[name] = r
-                            env.update(extra)
-                            out.append(Point(key, v, node, env, line, tuple(extra)))
+        m = re.search(r"""^\s+runner:\s*["']?([^"'\s#]+)""", ki.text, re.M)
+        layout = tuple(ctx.changeset.exists(f"{root}benchmarks/single_node/{d}") for d in ("fixed_seq_len", "agentic"))
+        memo_key = (ki.path, ki.line, ki.text, tuple(runner_nodes(ctx, m.group(1))) if m else (), layout,
+                    ctx.config.repo.scripts.model_dump_json())
+        hit = _POINTS.get(memo_key)
+        if hit is not None:
+            _POINTS.move_to_end(memo_key)
+            return hit
+        out = _points(ctx, key, ki)
+        _POINTS[memo_key] = out
+        while len(_POINTS) > 4096:
+            _POINTS.popitem(last=False)
         return out
 
     return ctx.memo(("scripts", "points", key), compute)
+
+
+_POINTS: "OrderedDict[tuple, list[Point]]" = OrderedDict()
+
+
+def _points(ctx: ReviewContext, key: str, ki: KeyInfo) -> list[Point]:
+    if not isinstance(ki.value, dict):
+        return []
+    value = ki.value
+    base = {k.replace("-", "_"): v for k, v in value.items() if not isinstance(v, (dict, list))}
+    runner = str(value.get("runner", ""))
+    nodes = runner_nodes(ctx, runner) if runner else []
+    by_prefix: dict[str, str] = {}
+    for n in nodes:
+        by_prefix.setdefault(_node_prefix(n), n)
+    multinode = bool(value.get("multinode"))
+    scen = value.get("scenarios") if isinstance(value.get("scenarios"), dict) else {}
+    if not scen and isinstance(value.get("seq-len-configs"), list):  # the layout before scenarios
+        scen = {"fixed-seq-len": value["seq-len-configs"]}
+    out: list[Point] = []
+    cfg = ctx.config.repo.scripts
+    root = layout_root(ki.path)
+    lines = ki.text.split("\n")
+    for scenario, blocks in scen.items():
+        for block in blocks if isinstance(blocks, list) else []:
+            if not isinstance(block, dict):
+                continue
+            for n_entry, entry in enumerate(block.get("search-space") or []):
+                if not isinstance(entry, dict):
+                    continue
+                vals = dict(base)
+                vals.update({k.replace("-", "_"): v for k, v in block.items() if not isinstance(v, (dict, list))})
+                vals.update({k.replace("-", "_"): v for k, v in entry.items() if not isinstance(v, (dict, list))})
+                isl, osl = vals.get("isl"), vals.get("osl")
+                vals["scenario"] = str(scenario)
+                agentic = str(scenario) == "agentic-coding"
+                sub = "agentic/" if agentic else "fixed_seq_len/"
+                # Older trees keep single-node scripts flat and their workflow passes no subdir.
+                if ctx.changeset.exists(f"{root}benchmarks/single_node/{sub.rstrip('/')}") is not False:
+                    vals["scenario_subdir"] = sub
+                vals["is_agentic"] = "1" if agentic else "0"
+                if isinstance(isl, int) and isinstance(osl, int):
+                    vals["seq"] = _SEQ.get((isl, osl), f"{isl}_{osl}")
+                    vals["max_model_len"] = isl + osl + 256
+                elif agentic:
+                    vals["seq"] = "agentic"
+                tp = vals.get("tp")
+                if isinstance(tp, int):
+                    pp = vals.get("pp") if isinstance(vals.get("pp"), int) else 1
+                    pcp = vals.get("pcp_size") if isinstance(vals.get("pcp_size"), int) else 1
+                    vals["gpu_count"] = tp * pp * pcp
+                if multinode:
+                    vals["multinode_flag"] = "true"
+                extra = _additional_settings(entry)
+                concs = _concs(entry) or [None]
+                if cfg.concurrencies == "ends" and len(concs) > 2:
+                    concs = [concs[0], concs[-1]]
+                line = _entry_line(ki, lines, n_entry)
+                for conc in concs:
+                    for prefix, node in sorted(by_prefix.items()):
+                        v = dict(vals, conc=conc, node=node, runner=runner)
+                        env = {}
+                        for name, tmpl in cfg.point_env.items():
+                            r = render(tmpl, v)
+                            if r is not None:
+                                env[name] = r
+                        env.update(extra)
+                        out.append(Point(key, v, node, env, line, tuple(extra)))
+    return out
 
 
 def _additional_settings(entry: dict) -> dict:
@@ -452,11 +490,7 @@ _SHELLS = ("bash", "sh")
 
 
 def _kind(ctx: ReviewContext, path: str) -> str | None:
-    """`ctx.kind`, memoized per review (glob matching is the cost of scanning every launch)."""
-    cache = ctx.memo(("scripts", "kinds"), dict)
-    if path not in cache:
-        cache[path] = ctx.kind(path)
-    return cache[path]
+    return ctx.kind(path)
 
 
 def _runs_script_at(words: tuple[Arg, ...], i: int) -> bool:
