@@ -531,6 +531,9 @@ def _script_candidates(result: Result, root: str, ctx: ReviewContext) -> list[tu
     return out
 
 
+PLACEHOLDER_WHY = "(left out of the launcher pass)"
+
+
 class Placeholder(Unknown):
     """A point value the launcher pass leaves out (it does not decide the script path): unknown while
     the launcher is interpreted, then filled back into what the launcher passes to the script."""
@@ -538,7 +541,7 @@ class Placeholder(Unknown):
     __slots__ = ("name",)
 
     def __init__(self, name: str):
-        super().__init__(f"`${name}` (left out of the launcher pass)")
+        super().__init__(f"`${name}` {PLACEHOLDER_WHY}")
         self.name = name
 
 
@@ -669,6 +672,15 @@ def _resolve(ctx: ReviewContext, point: Point, script: bool = True) -> Resolutio
     res.script_env_filtered = bool(launch.argv) and launch.argv[0].text == "docker"
     if not script:
         return res
+    if any(isinstance(v.value, Unknown) and PLACEHOLDER_WHY in v.value.why for v in child.values()):
+        # The launcher derives what it passes from a value the first pass left out
+        # (`export MODEL_PATH=/models/$MODEL`): interpret it again with every value.
+        full_lr = _interpret(ctx, target, full, root, "launcher")
+        if not isinstance(full_lr, str):
+            again = [(la, w) for la, w in _script_candidates(full_lr, root, ctx) if w.known and w.text == res.script]
+            if again:
+                launch = again[0][0]
+                child = _child_env(launch)
     senv = {k: _fill(v, point.env) for k, v in child.items()}
     sr = _interpret(ctx, res.script, senv, root, "script")
     if isinstance(sr, str):
