@@ -213,7 +213,7 @@ def _points(ctx: ReviewContext, key: str, ki: KeyInfo) -> list[Point]:
     if not isinstance(ki.value, dict):
         return []
     value = ki.value
-    base = {k.replace("-", "_"): v for k, v in value.items() if not isinstance(v, (dict, list))}
+    base = {str(k).replace("-", "_"): v for k, v in value.items() if not isinstance(v, (dict, list))}
     runner = str(value.get("runner", ""))
     nodes = runner_nodes(ctx, runner) if runner else []
     by_prefix: dict[str, str] = {}
@@ -235,8 +235,8 @@ def _points(ctx: ReviewContext, key: str, ki: KeyInfo) -> list[Point]:
                 if not isinstance(entry, dict):
                     continue
                 vals = dict(base)
-                vals.update({k.replace("-", "_"): v for k, v in block.items() if not isinstance(v, (dict, list))})
-                vals.update({k.replace("-", "_"): v for k, v in entry.items() if not isinstance(v, (dict, list))})
+                vals.update({str(k).replace("-", "_"): v for k, v in block.items() if not isinstance(v, (dict, list))})
+                vals.update({str(k).replace("-", "_"): v for k, v in entry.items() if not isinstance(v, (dict, list))})
                 isl, osl = vals.get("isl"), vals.get("osl")
                 vals["scenario"] = str(scenario)
                 agentic = str(scenario) == "agentic-coding"
