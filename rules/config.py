@@ -150,8 +150,9 @@ class ScriptsConfig(BaseModel):
     runtime_env: tuple[str, ...] = DEFAULT_RUNTIME_ENV
     # When a shared file changes (a launcher, the library), resolve at most this many keys through it.
     max_keys: int = Field(default=40, ge=0, le=10_000)
-    # Points (one per search-space entry, concurrency and runner machine) resolved per review.
-    max_points: int = Field(default=500, ge=0, le=100_000)
+    # Launcher paths (key × runner machine × spec-decoding × scenario) resolved per review; each
+    # brings its points (entries × concurrencies). Keys beyond it are listed in a Skipped check.
+    max_paths: int = Field(default=400, ge=1, le=100_000)
     # Concurrencies resolved per search-space entry: "ends" (lowest and highest: both sides of a
     # `CONC` threshold in practice, at a fraction of the cost) or "all".
     concurrencies: Literal["ends", "all"] = "ends"

@@ -703,7 +703,7 @@ class ReviewPoints:
 
     keys: dict[str, str] = field(default_factory=dict)  # key → why it is resolved
     points: list[Point] = field(default_factory=list)
-    skipped_keys: list[str] = field(default_factory=list)  # over the shared-file cap
+    skipped_keys: list[str] = field(default_factory=list)  # over the shared-file cap or `max_paths`
     skipped_points: int = 0
 
 
@@ -769,6 +769,7 @@ def review_points(ctx: ReviewContext) -> ReviewPoints:
                         continue
                     budget -= 1
                     rp.keys[k] = f"it runs through `{p}`"
+        seen_paths: set = set()
         for k, why in rp.keys.items():
             pts = key_points(ctx, k)
             if why.startswith("it runs through"):
@@ -778,12 +779,15 @@ def review_points(ctx: ReviewContext) -> ReviewPoints:
                 for p in pts:
                     firsts.setdefault(_node_prefix(p.node), p)
                 pts = list(firsts.values())
-            room = cfg.max_points - len(rp.points)
-            if room <= 0:
+            # The cap counts launcher paths (key × machine × spec-decoding × scenario), what costs an
+            # interpretation; the concurrencies of a path come with it.
+            paths = {(p.node, str(p.values.get("spec_decoding") or "none"), p.values.get("scenario")) for p in pts}
+            if len(seen_paths) + len(paths) > cfg.max_paths and seen_paths:
                 rp.skipped_points += len(pts)
+                rp.skipped_keys.append(k)
                 continue
-            rp.points.extend(pts[:room])
-            rp.skipped_points += max(0, len(pts) - room)
+            seen_paths.update((k, *x) for x in paths)
+            rp.points.extend(pts)
         return rp
 
     return ctx.memo(("scripts", "review-points"), compute)

@@ -75,3 +75,12 @@ def test_pr_without_scripts_or_configs_reads_no_listing(tmp_path, git_repo, fake
     finally:
         h.close()
     assert sum(1 for c in state["calls"] if c["path"] == "/graphql") == 1
+
+
+def test_check_run_summary_is_clipped_by_bytes():
+    """GitHub limits a check run's summary to 65,535 bytes: multi-byte text (→, –) must be clipped by
+    bytes, or the check run is refused with a 422."""
+    from bot import render
+    text = "key → runner → launcher – script\n" * 4000
+    clipped = render._clip(text, render.MAX_CHECK_SUMMARY)
+    assert len(clipped.encode("utf-8")) <= render.MAX_CHECK_SUMMARY and clipped.endswith("size limit)\n")

@@ -71,12 +71,10 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
     changed = {f.path: f for f in ctx.changeset.files}
     removed = {f.base_path for f in ctx.changeset.files if f.status in ("removed", "renamed")}
     if rp.skipped_keys:
-        yield Skipped(f"{len(rp.skipped_keys):,} more keys run through a changed shared file and were not resolved "
-                      f"(cap {ctx.config.repo.scripts.max_keys:,}): {', '.join(rp.skipped_keys[:3])}"
+        cfg = ctx.config.repo.scripts
+        yield Skipped(f"{len(rp.skipped_keys):,} more keys were not resolved (caps: {cfg.max_keys:,} keys through a "
+                      f"changed shared file, {cfg.max_paths:,} launcher paths): {', '.join(rp.skipped_keys[:3])}"
                       f"{' …' if len(rp.skipped_keys) > 3 else ''}")
-    if rp.skipped_points:
-        yield Skipped(f"{rp.skipped_points:,} points over the cap of {ctx.config.repo.scripts.max_points:,} "
-                      "were not resolved")
     reported: set[tuple[str, str]] = set()
     for g in groups(ctx):
         r = g.first

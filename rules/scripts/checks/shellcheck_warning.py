@@ -7,17 +7,18 @@ an array built from a word-split string. Each may change the command line for so
 
 Codes (the ShellCheck code is named in each message): SC2154 variable referenced but never
 assigned (lower-case names; ShellCheck assumes upper-case ones come from the environment);
-SC2206/SC2207 array from a split string or command; SC2128 an array expanded without an index;
-SC2145 arguments mixed with a string; SC2066 a quoted `for` list that loops once; SC2088 a
-quoted tilde. Left out by default, and available through `codes`: SC2086/SC2046 (unquoted
-expansions: the scripts split `$EXTRA_ARGS` on purpose, so they fire on most command lines)
-and SC2034 (variables read by sourced files look unused).
+SC2128 an array expanded without an index; SC2145 arguments mixed with a string; SC2066 a
+quoted `for` list that loops once; SC2088 a quoted tilde. Left out by default, and available
+through `codes`: SC2086/SC2046 and SC2206/SC2207 (unquoted expansions and arrays built by
+splitting: the scripts split `$EXTRA_ARGS` on purpose, so they fire on most command lines; on
+InferenceX #1709 they were the only ShellCheck nits) and SC2034 (variables read by sourced files
+look unused).
 
 ## Example
-    ARGS=( $EXTRA_ARGS )    # SC2206: split and globbed
+    echo "$server_lgo"     # SC2154: server_lgo is referenced but not assigned
 
 ## Fix
-Follow ShellCheck's advice in the message (`read -ra ARGS <<< "$EXTRA_ARGS"` here).
+Follow ShellCheck's advice in the message (here: the variable is `server_log`).
 
 ## Options
 `codes`: the ShellCheck codes this rule reports. `timeout_s`: per-script limit. `max_files`:

@@ -21,7 +21,8 @@ Add the flag or variable, or say in the PR why this script differs.
 Siblings are defined in `rules.scripts.siblings` (same family, engine and vendor when at least
 four exist, otherwise same engine and vendor in the same directory). An added script is
 compared as it is; a modified one only for what the PR drops. Speculative-decoding flags and
-variables are left to RR410/RR411.
+variables are left to RR410/RR411. One finding per script names what it lacks (at most
+`max_reported` items, variables first, with the share of siblings that set each).
 """
 from collections.abc import Iterator
 import re
@@ -37,10 +38,15 @@ from rules.scripts.siblings import engine_statement, features, siblings_of
 CODE = "RR412"
 NAME = "sibling-inconsistency"
 SEVERITY = Severity.NIT
-# Prefix caching is a scenario decision (off for random prompts, on for agentic trace replay):
-# these flags are compared only with siblings in the same scenario directory.
+# Prefix caching is a scenario decision (off for random prompts, on for agentic trace replay), and
+# so are sequence-length, batch and memory sizes: these flags are compared only with siblings in
+# the same scenario directory.
+# Sizes and memory shares follow the workload too (random prompts of one length vs replayed traces).
 SCENARIO_FLAGS = ("--disable-radix-cache", "--no-enable-prefix-caching", "--enable-prefix-caching",
-                  "--enable-hierarchical-cache")
+                  "--enable-hierarchical-cache", "--context-length", "--max-model-len", "--max-num-seqs",
+                  "--max-running-requests", "--cuda-graph-max-bs", "--max-num-batched-tokens", "--chunked-prefill-size",
+                  "--mem-fraction-static", "--gpu-memory-utilization", "--swa-full-tokens-ratio",
+                  "--max-cudagraph-capture-size", "--max-prefill-tokens")
 _SPEC = re.compile(r"specul|spec[-_]|mtp|eagle|draft|SPEC", re.I)
 # Flags that name the run rather than configure the engine (always per script).
 _IDENTITY = ("--model", "--model-path", "--served-model-name", "--result-filename", "--result-dir", "--port", "--host")
@@ -49,7 +55,7 @@ _IDENTITY = ("--model", "--model-path", "--served-model-name", "--result-filenam
 class Options(RuleOptions):
     threshold: float = Field(default=0.8, gt=0, le=1)
     min_siblings: int = Field(default=4, ge=1)
-    max_reported: int = Field(default=3, ge=1)  # per script; more differences than this in tier 2: skipped
+    max_reported: int = Field(default=3, ge=1)  # items named per script; more than this in tier 2: skipped
 
 
 def _scenario(path: str) -> str:
@@ -103,13 +109,17 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
             continue
         missing.sort(key=lambda m: (m[1] != "variable", -m[0], m[2]))  # variables first: the usual slip
         line, end = engine_statement(ctx, f.path)
-        for share, kind, name, who, n in missing[: options.max_reported]:
-            verb = "drops" if base is not None else "lacks"
-            shown = ", ".join(f"`{p.rsplit('/', 1)[-1]}`" for p in who[:4]) + (" …" if len(who) > 4 else "")
-            extra = () if len(missing) <= options.max_reported else (
-                f"{len(missing) - options.max_reported} more: "
-                + ", ".join(f"`{m[2]}`" for m in missing[options.max_reported:options.max_reported + 6]),)
-            yield Problem(f.path, line,
-                          f"script {verb} {kind} `{name}`, which {len(who)} of {n} siblings set",
-                          end_line=end if end and end > line else None,
-                          evidence=(f"siblings: {tier}", f"set by {shown}", *extra))
+        verb = "drops" if base is not None else "lacks"
+        shown = missing[: options.max_reported]
+        names = ", ".join(f"{kind} `{name}` ({len(who)}/{n})" for _, kind, name, who, n in shown)
+        rest = len(missing) - len(shown)
+        evidence = [f"siblings: {tier}"]
+        for _, kind, name, who, n in shown:
+            evidence.append(f"`{name}` is set by " + ", ".join(f"`{p.rsplit('/', 1)[-1]}`" for p in who[:4])
+                            + (" …" if len(who) > 4 else ""))
+        if rest:
+            evidence.append(f"{rest} more: " + ", ".join(f"`{m[2]}`" for m in missing[len(shown):len(shown) + 6]))
+        yield Problem(f.path, line,
+                      f"script {verb} what nearly all of its {len(sibs)} siblings set: {names}"
+                      + (f" and {rest} more" if rest else ""),
+                      end_line=end if end and end > line else None, evidence=tuple(evidence))

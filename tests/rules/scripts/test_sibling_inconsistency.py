@@ -12,7 +12,7 @@ def test_added_script_lacking_kv_cache_dtype():
     r = run(repo({NEW: sglang_script(kv="", env="export SGLANG_X=1")}, extra=SIBS), rules=[rule])
     (f,) = r.findings
     assert (f.line, f.end_line, f.blocking) == (5, 6, False)
-    assert f.message == "script lacks flag `--kv-cache-dtype`, which 4 of 4 siblings set"
+    assert f.message == "script lacks what nearly all of its 4 siblings set: flag `--kv-cache-dtype` (4/4)"
     assert f.evidence[0] == "siblings: glm5 sglang scripts"
 
 
@@ -22,12 +22,13 @@ def test_modified_script_only_for_what_it_drops():
     assert run(repo({NEW: ("modified", new, old)}, extra=SIBS), rules=[rule]).findings == []
     old2 = sglang_script(env="export SGLANG_X=1")
     (f,) = run(repo({NEW: ("modified", new, old2)}, extra=SIBS), rules=[rule]).findings
-    assert f.message == "script drops flag `--kv-cache-dtype`, which 4 of 4 siblings set"
+    assert f.message == "script drops what nearly all of its 4 siblings set: flag `--kv-cache-dtype` (4/4)"
 
 
 def test_variables_first_and_too_few_siblings():
-    (f, g) = run(repo({NEW: sglang_script(kv="")}, extra=SIBS), rules=[rule]).findings
-    assert f.message.startswith("script lacks variable `SGLANG_X`") and "--kv-cache-dtype" in g.message
+    (f,) = run(repo({NEW: sglang_script(kv="")}, extra=SIBS), rules=[rule]).findings
+    assert f.message == ("script lacks what nearly all of its 4 siblings set: variable `SGLANG_X` (4/4), "
+                         "flag `--kv-cache-dtype` (4/4)")
     few = dict(list(SIBS.items())[:3])
     assert run(repo({NEW: sglang_script(kv="")}, extra=few), rules=[rule]).findings == []
 
