@@ -5,7 +5,8 @@
    another; 200 client threads fire signed `pull_request.synchronize` deliveries (distinct delivery
    ids, 20 PRs, so the workers are busy reviewing while the webhook answers). Reported: p50/p95/p99
    for the 200-at-once burst, and for a sustained stream at concurrency 8.
-2. Delivery → review posted [median ≤ 300 ms] and API calls per review [≤ 6] for a 3-file PR (the
+2. Delivery → review posted [median ≤ 300 ms] and API calls per review [≤ 7: six, plus the check run
+   started in_progress] for a 3-file PR (the
    bundled #4867 example: changelog, master config, recipe), in-process, repeated on fresh PRs.
 
     python benchmarks/bench_bot.py [--rounds 15]
@@ -189,7 +190,7 @@ def main() -> int:
         times, calls = review_latency(tmp, args.rounds)
         print(f"delivery → review posted (3-file PR, {len(times)} runs): median {statistics.median(times):.0f} ms, "
               f"p95 {pct(times, 95):.0f} ms   [target: median ≤ 300 ms]")
-        print(f"API calls per review of an opened PR: {sorted(set(calls))}   [target: ≤ 6]")
+        print(f"API calls per review of an opened PR: {sorted(set(calls))}   [target: ≤ 7]")
         ack = ack_latency(tmp)
         for name, lat in ack.items():
             print(f"webhook ack, {name}: p50 {pct(lat, 50):.1f} ms, p95 {pct(lat, 95):.1f} ms, "

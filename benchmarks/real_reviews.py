@@ -100,20 +100,23 @@ CATEGORY_RULES: dict[str, Row] = {
     "conc_list_recipe_mismatch": Row((), "no rule compares master conc-list with a recipe's concurrencies"),
     "config_script_missing": Row(("RR401", "RR417"), "a key whose launcher (interpreted) runs a benchmark script that does not exist (RR401) or another framework's script (RR417)"),
     "recipe_selector_missing": Row((), "no rule checks CONFIG_FILE selectors against the matrix"),
-    "parallelism_label_mismatch": Row(("RR303",), "a hard-coded expert-parallel flag runs another layout than the config's ep says"),
+    "parallelism_label_mismatch": Row(("RR303", "RR215", "RR216"), "a master-config label (dp-attn, ep) that the engine does not run: a hard-coded expert-parallel flag (RR303), DP attention not enabled (RR215), another expert-parallel size (RR216)"),
     # recipes
     "recipe_container_mismatch": Row(("RR304",), "a multi-node recipe's model.container differs from the master image"),
     "gpu_count_parallelism": Row(("RR207",), "a role's GPU count differs from the product of its parallelism"),
-    "dram_budget": Row(("RR205", "RR206"), "offload pool bytes vs TOTAL_CPU_DRAM_GB (RR205) or vs dram-utilization (RR206)"),
-    "capture_size_vs_conc": Row(("RR202", "RR204"), "capture sizes vs the decode range max-num-seqs × (k + 1)"),
-    "max_num_seqs_vs_conc": Row((), "no rule compares max-num-seqs with the benchmarked concurrency"),
-    "disagg_node_count": Row((), "no rule compares node counts with GPUs per node"),
+    "disagg_node_count": Row(("RR217", "RR218"), "nodes × GPUs per node that do not fit workers × GPUs per worker (RR217), or an NpMd name that is not the worker layout (RR218)"),
+    "dram_budget": Row(("RR205", "RR206", "RR219"), "offload pool bytes vs TOTAL_CPU_DRAM_GB (RR205) or vs dram-utilization (RR206); any host pool above the node's budget or host DRAM (RR219)"),
+    "offload_pool_arithmetic": Row(("RR205", "RR219"), "per-rank × ranks vs the pool total and the budget (RR205); pools of every type × ranks on a node vs budget and host (RR219)"),
+    "capture_size_vs_conc": Row(("RR202", "RR204", "RR212", "RR213"), "capture sizes vs the decode range max-num-seqs × (k + 1) (RR202, RR204); the capture cap (explicit, RR212, or the engine default, RR213) below the per-rank decode batch at the point's concurrency"),
+    "capture_list_exceeds_max_batch": Row(("RR214",), "TensorRT-LLM CUDA-graph sizes above max_batch_size"),
+    "capture_list_decode_alignment": Row(("RR203",), "decode capture sizes off the (k + 1) grid"),
+    "max_num_seqs_vs_conc": Row(("RR210", "RR211"), "the benchmarked concurrency above what the serving workers admit: an explicit cap (RR210) or the engine default (RR211)"),
     "recipe_placeholder": Row((), "no rule flags unsubstituted placeholder tokens in recipes"),
-    "mtp_env_missing": Row(("RR411",), "an MTP script without the speculative-decoding environment its MTP siblings set"),
+    "mtp_env_missing": Row(("RR411", "RR221"), "an MTP script without the speculative-decoding environment its MTP siblings set (RR411); an SGLang speculative recipe role without SGLANG_ENABLE_SPEC_V2 on an image that needs it (RR221)"),
     "sibling_flag_inconsistency": Row(("RR412", "RR411"), "a flag or variable ≥80 % of sibling scripts set (RR412), the MTP environment of MTP siblings (RR411)"),
     # benchmark scripts and launchers
     "mtp_flags_missing": Row(("RR411", "RR410"), "speculative settings of an MTP point: its environment (RR411), flags on the wrong scripts (RR410)"),
-    "mtp_chat_template": Row(("RR302",), "an MTP script's run_benchmark_serving without --use-chat-template"),
+    "mtp_chat_template": Row(("RR302", "RR220"), "an MTP script's run_benchmark_serving without --use-chat-template (RR302), or an MTP srt-slurm recipe without benchmark.use_chat_template (RR220)"),
     "expert_parallel_flag": Row(("RR303",), "--enable-expert-parallel not tied to EP_SIZE"),
     "header_comment": Row(("RR301",), "a header comment block at the top of a file"),
     "script_logic_bug": Row(("RR404", "RR405", "RR406", "RR407", "RR416", "RR414", "RR415"), "script control flow read from the parse tree and the per-point command line: set -u reads, flags without values, commands overwritten, health checks without --fail, validated-unused variables, ShellCheck defects"),
@@ -400,7 +403,7 @@ def review(repo: str, commit: str, pr: int) -> dict:
 
     try:
         config, config_errors = _load_repo_config(config_at(Path(repo), BASE))
-        changeset = changeset_from_git(Path(repo), BASE, commit, pr, paths=config.paths)
+        changeset = changeset_from_git(Path(repo), BASE, commit, pr, paths=config.paths, config=config)
         report = run(changeset, config)
     except Exception as err:  # counted and reported, never fatal
         return {"error": f"{type(err).__name__}: {err}"}

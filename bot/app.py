@@ -40,6 +40,7 @@ def build_bot(settings: Settings, deps: Deps | None = None) -> Bot:
     deps = deps or Deps.from_settings(settings)
     queue = ThreadQueue(lambda job: execute(job, holder["deps"]), workers=settings.worker_threads)
     deps.submit = queue.submit
+    deps.store = deps.store or store
     holder["deps"] = deps
     return Bot(settings, default_router, store, queue, deps)
 

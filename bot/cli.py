@@ -1,8 +1,9 @@
-"""`recipe-review` command line: check a git range locally, run the bot, its worker, the demo and
-the fake GitHub server.
+"""`recipe-review` command line: check a git range locally, run the bot, its worker, the GitHub Action
+step, the pre-commit hooks, the demo and the fake GitHub server.
 
 Exit codes of `check`: 0 no blocking finding, 1 at least one blocking finding, 2 usage or
-operational error (message on stderr).
+operational error (message on stderr). `fix` exits 0 when no blocking finding is left after the
+fix, 1 when blocking findings remain that need a person, 2 on errors; it never commits.
 """
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import argparse
 import json
 import sys
 from pathlib import Path
+
+from bot import output
 
 EXIT_OK, EXIT_BLOCKING, EXIT_ERROR = 0, 1, 2
 
@@ -32,7 +35,6 @@ def _load_repo_config(raw: bytes | None):
 
 
 def cmd_check(args) -> int:
-    from bot import output
     from rules.changeset import ChangeSet
     from rules.engine import run
 
@@ -57,6 +59,8 @@ def cmd_check(args) -> int:
         if not args.base:
             raise UsageError("give --base REV (and optionally --head REV), or --changes FILE")
         repo = Path(args.repo)
+        if args.base == "auto":
+            args.base = upstream_default_branch(repo)
         try:
             config, config_errors = _load_repo_config(config_at(repo, args.base))
             changeset = changeset_from_git(repo, args.base, args.head or "HEAD", args.pr_number,
@@ -71,9 +75,96 @@ def cmd_check(args) -> int:
         sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
     elif args.format == "github":
         sys.stdout.write(output.as_github(report, config_errors))
+    elif args.format == "sarif":
+        sys.stdout.write(json.dumps(output.as_sarif(report, config, config_errors), ensure_ascii=False) + "\n")
     else:
         sys.stdout.write(output.as_text(report, config_errors))
     return EXIT_BLOCKING if report.blocking else EXIT_OK
+
+
+def upstream_default_branch(repo: Path) -> str:
+    """`--base auto`: the default branch of the remote being pushed to (pre-commit's pre-push sets
+    PRE_COMMIT_REMOTE_NAME), else `origin`'s (its `HEAD`), else the first of origin/main, origin/master,
+    main, master that exists."""
+    import os
+    import subprocess
+
+    from bot.localgit import GitError, resolve
+
+    remote = os.environ.get("PRE_COMMIT_REMOTE_NAME") or "origin"
+    proc = subprocess.run(["git", "-C", str(repo), "symbolic-ref", "--quiet", "--short", f"refs/remotes/{remote}/HEAD"],
+                          capture_output=True, text=True)
+    candidates = [proc.stdout.strip()] if proc.returncode == 0 and proc.stdout.strip() else []
+    candidates += [f"{remote}/main", f"{remote}/master", "origin/main", "origin/master", "main", "master"]
+    for rev in dict.fromkeys(candidates):
+        try:
+            resolve(repo, rev)
+            return rev
+        except GitError:
+            continue
+    raise UsageError(f"--base auto: no default branch found for remote `{remote}` (no {remote}/HEAD, "
+                     f"{remote}/main or {remote}/master); give --base REV")
+
+
+def cmd_fix(args) -> int:
+    from bot.localgit import GitError, changeset_from_worktree, config_at, worktree_root
+    from rules.fix import parse_codes, plan_fix, with_repo
+    from rules.registry import ALL_RULES
+
+    try:
+        only = parse_codes(args.only, ALL_RULES)
+    except ValueError as err:
+        raise UsageError(f"--only: {err}") from err
+    repo = Path(args.repo)
+    if args.base == "auto":  # the pre-commit hook's `recipe-review hook fix --base auto`
+        args.base = upstream_default_branch(repo)
+    try:
+        config, config_errors = _load_repo_config(config_at(repo, args.base))
+        changeset = changeset_from_worktree(repo, args.base, args.pr_number, paths=config.paths, config=config)
+        top = worktree_root(repo)
+    except GitError as err:
+        raise UsageError(str(err)) from err
+    result = plan_fix(with_repo(changeset, config), config, only)
+    report = sys.stderr if args.dry_run else sys.stdout
+    for err in config_errors:
+        report.write(f"config: {err} (defaults used)\n")
+    if args.dry_run:
+        sys.stdout.buffer.write(result.diff().encode("utf-8", "surrogateescape"))
+        sys.stdout.flush()
+    else:
+        for f in result.files:
+            try:
+                (top / f.path).write_bytes(f.new)
+            except OSError as err:
+                raise UsageError(f"cannot write {f.path}: {err.strerror}") from err
+    report.write(fix_summary(result, dry_run=args.dry_run))
+    return EXIT_BLOCKING if result.blocking_left else EXIT_OK
+
+
+def fix_summary(result, dry_run: bool = False) -> str:
+    """What `fix` changed (or would change), what it refused, and what needs a person."""
+    out = []
+    verb = "would fix" if dry_run else "fixed"
+    for f in result.files:
+        out.append(f"{verb} {f.path}:")
+        out.extend(f"  - {c}" for c in f.changes)
+    if result.fixed:
+        out.append("resolves: " + "; ".join(result.fixed_summary()))
+    for path, why in result.refused:
+        out.append(f"not fixed automatically: {path}: {why}")
+    if result.remaining:
+        out.append("not fixable automatically (needs a person):")
+        for f in result.remaining:
+            where = f"{f.path}:{f.line}" if f.line else (f.path or "(changeset)")
+            out.append(f"  {where}: {output.MARK[f.severity.value]} {f.code} {f.name}: {f.message}")
+    if not result.files:
+        out.append("nothing to fix automatically")
+    n = len(result.files)
+    blocking = len(result.blocking_left)
+    out.append(f"{n} file{'s' if n != 1 else ''} {'to rewrite' if dry_run else 'rewritten'}; {blocking} blocking "
+               f"finding{'s' if blocking != 1 else ''} left, {len(result.remaining) - blocking} nit(s); "
+               "nothing was committed")
+    return "\n".join(out) + "\n"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -84,12 +175,29 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run the review rules on merge-base(BASE, HEAD)..HEAD, as GitHub diffs a PR. "
                                    "Exit 0: no blocking finding; 1: blocking findings; 2: usage or operational error.")
     c.add_argument("--repo", default=".", help="git repository (default: current directory)")
-    c.add_argument("--base", help="base revision, e.g. origin/main")
+    c.add_argument("--base", help="base revision, e.g. origin/main; `auto`: the upstream's default branch")
     c.add_argument("--head", help="head revision (default HEAD)")
     c.add_argument("--pr-number", type=int, help="the PR number, to check the changelog pr-link")
     c.add_argument("--changes", metavar="FILE", help="read the changeset from a replay JSON file instead of git")
-    c.add_argument("--format", choices=("text", "json", "github"), default="text")
+    c.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text",
+                   help="text; json (one object, a contract); github (workflow annotations); "
+                        "sarif (SARIF 2.1.0 for code scanning)")
     c.set_defaults(func=cmd_check)
+
+    f = sub.add_parser("fix", help="rewrite the working tree so that every finding with a computable fix is fixed",
+                       description="Review merge-base(BASE, HEAD)..the working tree of DIR and rewrite its files so "
+                                   "that every finding with a computable fix is fixed: the changelog rebuilt as the "
+                                   "base bytes plus this PR's entries appended, and every safe suggestion applied. "
+                                   "Prints what changed (a unified diff with --dry-run, the summary then goes to "
+                                   "stderr) and never commits. Exit 0: no blocking finding left; 1: blocking findings "
+                                   "remain that need a person; 2: usage or operational error.")
+    f.add_argument("--repo", default=".", metavar="DIR", help="a git checkout, not a bare repository (default: .)")
+    f.add_argument("--base", required=True, metavar="REV",
+                   help="base revision, e.g. origin/main; `auto`: the upstream's default branch")
+    f.add_argument("--pr-number", type=int, metavar="N", help="the PR number: new entries get its canonical pr-link")
+    f.add_argument("--dry-run", action="store_true", help="print the unified diff and write nothing")
+    f.add_argument("--only", metavar="CODE,…", help="fix only these rules (codes or names, comma-separated)")
+    f.set_defaults(func=cmd_fix)
     for register in _EXTRA_COMMANDS:
         register(sub)
     return p
@@ -104,7 +212,7 @@ def _register_extras() -> None:
 
     if _EXTRA_COMMANDS:  # main() may run more than once in a process (tests)
         return
-    for mod in ("bot.serve_cli", "fakegithub.cli", "bot.demo", "bot.docs"):
+    for mod in ("bot.serve_cli", "fakegithub.cli", "bot.demo", "bot.docs", "bot.action", "bot.hooks"):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as err:

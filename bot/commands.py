@@ -25,6 +25,7 @@ class CommandSpec:
     help: str
     min_role: str  # lowest repository role allowed to run it
     aliases: tuple[str, ...] = ()
+    author_may: bool = False  # the PR's author may run it whatever their role
 
 
 COMMANDS: tuple[CommandSpec, ...] = (
@@ -38,6 +39,11 @@ COMMANDS: tuple[CommandSpec, ...] = (
                 "Dismiss a rule's findings on this PR: the summary lists them as ignored (by whom, why), the "
                 "`recipe-review` check and the sweep gate stop counting them, later pushes keep them ignored; "
                 "`off` (or `/unignore`) counts them again.", "maintain", aliases=("unignore",)),
+    CommandSpec("fix", "/fix · /fix changelog",
+                "Push one commit to the PR branch that fixes every finding with a computable fix (the changelog "
+                "entry moved to the end, history restored, pr-link and separators, safe suggestions); "
+                "`changelog` fixes the changelog only. A fork without maintainer edits gets the patch instead.",
+                "write", author_may=True),
     CommandSpec("explain", "/explain <code>", "Show a rule's documentation, e.g. `/explain RR001`.", "read"),
     CommandSpec("help", "/help", "List the commands and who may use them.", "read"),
 )
@@ -88,5 +94,7 @@ def help_text() -> str:
     rows = ["| Command | What it does | Who may use it |", "|---|---|---|"]
     for c in COMMANDS:
         who = "anyone" if c.min_role == "read" else f"`{c.min_role}` permission or higher"
+        if c.author_may:
+            who += ", or the PR author"
         rows.append(f"| `{c.usage}` | {c.help} | {who} |")
     return "\n".join(rows)

@@ -31,7 +31,8 @@ def rules_table() -> str:
         summary = s["summary"].split("\n\n")[0]
         summary = summary[len("Flags "):] if summary.startswith("Flags ") else summary
         why = s.get("Why it matters", "").split("\n\n")[0]
-        rows.append(f"| `{r.CODE}` | {r.NAME} | {'🔴 blocking' if r.SEVERITY.value == 'blocking' else '🟡 nit'} | "
+        # The anchor is what SARIF `helpUri` templates point at: README.md#rr001 (config `rule_help_uri`).
+        rows.append(f"| <a id=\"{r.CODE.lower()}\"></a>`{r.CODE}` | {r.NAME} | {'🔴 blocking' if r.SEVERITY.value == 'blocking' else '🟡 nit'} | "
                     f"{_cell(summary)} | {_cell(why)} |")
     return "\n".join(rows)
 

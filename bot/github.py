@@ -37,6 +37,19 @@ class GitHubError(RuntimeError):
         super().__init__(message)
         self.status = status
 
+    @property
+    def permanent(self) -> bool:
+        """404 (a deleted comment, a vanished commit) or 422 (GitHub refuses the request as sent):
+        the same call fails the same way next time, so it is never retried."""
+        return self.status in (404, 422)
+
+    @property
+    def forbidden(self) -> bool:
+        """403 for a missing permission ("Resource not accessible by integration"), as opposed to a
+        secondary rate limit (which PyGithub's retry has already waited out)."""
+        text = str(self).lower()
+        return self.status == 403 and ("not accessible" in text or "permission" in text)
+
 
 @dataclass(frozen=True)
 class FileInfo:
@@ -87,6 +100,26 @@ class CheckRunInfo:
     summary: str | None
 
 
+@dataclass(frozen=True)
+class HeadInfo:
+    """Where a PR's head branch lives: the repository (a fork or the base), the branch, the commit."""
+
+    repo: str  # owner/name of the head repository
+    ref: str  # branch name
+    sha: str
+    fork: bool  # the head repository is not the base repository
+    owner_type: str  # "User" | "Organization" (owner of the head repository)
+    maintainer_can_modify: bool  # the author's "allow edits by maintainers"
+
+
+@dataclass(frozen=True)
+class GitCommitInfo:
+    sha: str
+    tree: str
+    message: str
+    parents: tuple[str, ...]
+
+
 @dataclass
 class Snapshot:
     """What one GraphQL read returns: the PR, the bot-relevant state and the requested blobs."""
@@ -116,14 +149,25 @@ class GitHubPort(Protocol):
     def resolve_thread(self, thread_id: str) -> None: ...
     def create_issue_comment(self, repo: str, number: int, body: str) -> int: ...
     def edit_issue_comment(self, repo: str, comment_id: int, body: str) -> None: ...
-    def create_check_run(self, repo: str, name: str, head_sha: str, conclusion: str, output: dict) -> int: ...
-    def update_check_run(self, repo: str, check_run_id: int, conclusion: str, output: dict) -> None: ...
+    def create_check_run(self, repo: str, name: str, head_sha: str, conclusion: str | None, output: dict) -> int: ...
+    def update_check_run(self, repo: str, check_run_id: int, conclusion: str | None, output: dict) -> None: ...
+    def check_runs(self, repo: str, head_sha: str, name: str) -> list[CheckRunInfo]: ...
+    def pulls_for_commit(self, repo: str, sha: str) -> list[PullInfo]: ...
     def add_labels(self, repo: str, number: int, labels: list[str]) -> None: ...
     def remove_label(self, repo: str, number: int, label: str) -> None: ...
     def add_reaction(self, repo: str, kind: str, comment_id: int, content: str) -> None: ...
     def permission(self, repo: str, user: str) -> str: ...
     def workflow_runs(self, repo: str, head_sha: str) -> list[dict]: ...
     def get_pull(self, repo: str, number: int) -> PullInfo: ...
+    def viewer_login(self) -> str: ...
+    # Git data API (`/fix`): read a commit and its tree, write blobs, a tree, a commit, move a branch.
+    def pull_head(self, repo: str, number: int) -> HeadInfo: ...
+    def git_commit(self, repo: str, sha: str) -> GitCommitInfo: ...
+    def tree_modes(self, repo: str, tree_sha: str, paths: list[str]) -> dict[str, str]: ...
+    def create_blob(self, repo: str, content: bytes) -> str: ...
+    def create_tree(self, repo: str, base_tree: str, entries: list[tuple[str, str, str]]) -> str: ...
+    def create_commit(self, repo: str, message: str, tree: str, parents: list[str]) -> str: ...
+    def update_ref(self, repo: str, branch: str, sha: str) -> None: ...
 
 
 def make_retry(settings: Settings) -> GithubRetry:
@@ -201,7 +245,7 @@ query($owner: String!, $name: String!, $number: Int!, $after: String, $tafter: S
         pageInfo { hasNextPage endCursor }
       }
       reviewThreads(first: %(page)d, after: $tafter) {
-        nodes { id isResolved path comments(first: 50) { nodes { databaseId body author { login } } } }
+        nodes { id isResolved path comments(first: 50) { nodes { fullDatabaseId body author { login } } } }
         pageInfo { hasNextPage endCursor }
       }
     }
@@ -242,6 +286,50 @@ def _walk_listing(node: dict | None, rev: str, path: str, snap: Snapshot, depth:
             _walk_listing(e.get("object"), rev, e["path"], snap, depth - 1)
 
 
+RESOLVE_THREAD = "mutation($id: ID!) { resolveReviewThread(input: {threadId: $id}) { thread { id isResolved } } }"
+VIEWER = "query { viewer { login } }"
+
+
+def snapshot_document(owner: str, name: str, number: int, blobs: list[str], trees: list[str],
+                      head_sha: str | None, probes: list[str] = (),
+                      listings: list[str] = ()) -> tuple[str, dict[str, Any]]:
+    """The one GraphQL query of a PR read: state, comments, threads, `blobs` and `trees` by alias
+    (`rev:path` expressions; a tree's entries with their modes and blobs), the existence of `probes`
+    files, `listings` (names and modes, LISTING_DEPTH levels of nested Tree entries, no text), and the
+    check runs on `head_sha`.
+    Every GraphQL document the bot sends comes from this function, `page_document`, RESOLVE_THREAD
+    or VIEWER (validated against GitHub's schema in tests/bot/test_github_graphql_contract.py)."""
+    variables: dict[str, Any] = {"owner": owner, "name": name, "number": number, "after": None, "tafter": None}
+    decl, objects = [], []
+    for i, expr in enumerate(blobs):
+        decl.append(f", $b{i}: String!")
+        variables[f"b{i}"] = expr
+        objects.append(f"    b{i}: object(expression: $b{i}) {{ {_BLOB_FIELDS} }}")
+    for i, expr in enumerate(trees):
+        decl.append(f", $t{i}: String!")
+        variables[f"t{i}"] = expr
+        objects.append(f"    t{i}: object(expression: $t{i}) {{ ... on Tree {{ entries {{ name path type mode "
+                       f"object {{ {_BLOB_FIELDS} }} }} }} }}")
+    for i, expr in enumerate(listings):
+        decl.append(f", $l{i}: String!")
+        variables[f"l{i}"] = expr
+        objects.append(f"    l{i}: object(expression: $l{i}) {{ {_listing(LISTING_DEPTH)} }}")
+    for i, expr in enumerate(probes):  # whether a file exists: its oid, never its text
+        decl.append(f", $p{i}: String!")
+        variables[f"p{i}"] = expr
+        objects.append(f"    p{i}: object(expression: $p{i}) {{ ... on Blob {{ oid }} }}")
+    if head_sha:
+        decl.append(", $head: GitObjectID!")
+        variables.update(head=head_sha)
+        objects.append(f"    checks: object(oid: $head) {{ {_CHECKS} }}")
+    return _SNAPSHOT_QUERY % {"vars": "".join(decl), "objects": "\n".join(objects), "page": GRAPHQL_PAGE}, variables
+
+
+def page_document() -> str:
+    """The follow-up query that pages on through comments and threads (no blobs)."""
+    return _SNAPSHOT_QUERY % {"vars": "", "objects": "", "page": GRAPHQL_PAGE}
+
+
 def _login(actor: dict | None) -> str:
     return ((actor or {}).get("login") or "ghost").removesuffix("[bot]")
 
@@ -265,10 +353,24 @@ class PyGithubPort:
                for f in files]
         return cmp.merge_base_commit.sha, out
 
+    @_wrap("reading who the token acts as")
+    def viewer_login(self) -> str:
+        """The login of the token's user: `<app-slug>[bot]` for an App installation token (REST `GET /user`
+        refuses those; GraphQL's `viewer` answers)."""
+        _, data = self.req.graphql_query(VIEWER, {})
+        login = ((data.get("data") or {}).get("viewer") or {}).get("login") or ""
+        if not login:
+            raise GitHubError("GitHub named no viewer for this token")
+        return login
+
     @_wrap("reading the pull request")
     def get_pull(self, repo: str, number: int) -> PullInfo:
         _, d = self.req.requestJsonAndCheck("GET", f"/repos/{repo}/pulls/{number}")
-        state = "merged" if d.get("merged") else d["state"]
+        return self._pull(d)
+
+    @staticmethod
+    def _pull(d: dict) -> PullInfo:
+        state = "merged" if d.get("merged") or d.get("merged_at") else d["state"]
         return PullInfo(d["number"], state, bool(d.get("draft")), d["head"]["sha"], d["base"]["sha"],
                         d["base"]["ref"], _login(d.get("user")), d.get("title") or "",
                         tuple(lb["name"] for lb in d.get("labels") or ()))
@@ -281,30 +383,7 @@ class PyGithubPort:
         text), and listings ("rev:dir": names and modes, LISTING_DEPTH levels of nested Tree
         entries, no text)."""
         owner, name = repo.split("/", 1)
-        variables: dict[str, Any] = {"owner": owner, "name": name, "number": number, "after": None, "tafter": None}
-        decl, objects = [], []
-        for i, expr in enumerate(blobs):
-            decl.append(f", $b{i}: String!")
-            variables[f"b{i}"] = expr
-            objects.append(f"    b{i}: object(expression: $b{i}) {{ {_BLOB_FIELDS} }}")
-        for i, expr in enumerate(trees):
-            decl.append(f", $t{i}: String!")
-            variables[f"t{i}"] = expr
-            objects.append(f"    t{i}: object(expression: $t{i}) {{ ... on Tree {{ entries {{ name path type mode "
-                           f"object {{ {_BLOB_FIELDS} }} }} }} }}")
-        for i, expr in enumerate(listings):
-            decl.append(f", $l{i}: String!")
-            variables[f"l{i}"] = expr
-            objects.append(f"    l{i}: object(expression: $l{i}) {{ {_listing(LISTING_DEPTH)} }}")
-        for i, expr in enumerate(probes):
-            decl.append(f", $p{i}: String!")
-            variables[f"p{i}"] = expr
-            objects.append(f"    p{i}: object(expression: $p{i}) {{ ... on Blob {{ oid }} }}")
-        if head_sha:
-            decl.append(", $head: GitObjectID!")
-            variables.update(head=head_sha)
-            objects.append(f"    checks: object(oid: $head) {{ {_CHECKS} }}")
-        query = _SNAPSHOT_QUERY % {"vars": "".join(decl), "objects": "\n".join(objects), "page": GRAPHQL_PAGE}
+        query, variables = snapshot_document(owner, name, number, blobs, trees, head_sha, probes, listings)
         _, data = self.req.graphql_query(query, variables)
         r = (data.get("data") or {}).get("repository") or {}
         pr = r.get("pullRequest")
@@ -318,8 +397,9 @@ class PyGithubPort:
         while True:
             snap.issue_comments += [CommentInfo(c["databaseId"], c["body"] or "", _login(c.get("author")))
                                     for c in comments["nodes"]]
+            # `fullDatabaseId` is a BigInt, sent as a string (`databaseId` is deprecated: 32 bits).
             snap.threads += [ThreadInfo(t["id"], bool(t["isResolved"]), t.get("path"), tuple(
-                CommentInfo(c["databaseId"], c["body"] or "", _login(c.get("author")))
+                CommentInfo(int(c["fullDatabaseId"]), c["body"] or "", _login(c.get("author")))
                 for c in t["comments"]["nodes"])) for t in threads["nodes"]]
             more_c, more_t = comments["pageInfo"]["hasNextPage"], threads["pageInfo"]["hasNextPage"]
             if not (more_c or more_t):
@@ -328,8 +408,7 @@ class PyGithubPort:
             page_vars = {"owner": owner, "name": name, "number": number,
                          "after": comments["pageInfo"]["endCursor"] if more_c else None,
                          "tafter": threads["pageInfo"]["endCursor"] if more_t else None}
-            _, data = self.req.graphql_query(
-                _SNAPSHOT_QUERY % {"vars": "", "objects": "", "page": GRAPHQL_PAGE}, page_vars)
+            _, data = self.req.graphql_query(page_document(), page_vars)
             pr = data["data"]["repository"]["pullRequest"]
             comments = pr["comments"] if more_c else {"nodes": [], "pageInfo": {"hasNextPage": False}}
             threads = pr["reviewThreads"] if more_t else {"nodes": [], "pageInfo": {"hasNextPage": False}}
@@ -379,6 +458,57 @@ class PyGithubPort:
             raise GitHubError(f"blob {oid} came back without content")
         return raw
 
+    @_wrap("reading the pull request's head")
+    def pull_head(self, repo: str, number: int) -> HeadInfo:
+        _, d = self.req.requestJsonAndCheck("GET", f"/repos/{repo}/pulls/{number}")
+        head, base = d["head"], d["base"]
+        head_repo = head.get("repo") or {}  # null when the fork was deleted
+        full = head_repo.get("full_name") or ""
+        return HeadInfo(full, head["ref"], head["sha"], full.lower() != (base["repo"]["full_name"] or "").lower(),
+                        (head_repo.get("owner") or {}).get("type") or "User", bool(d.get("maintainer_can_modify")))
+
+    @_wrap("reading a commit")
+    def git_commit(self, repo: str, sha: str) -> GitCommitInfo:
+        _, d = self.req.requestJsonAndCheck("GET", f"/repos/{repo}/git/commits/{sha}")
+        return GitCommitInfo(d["sha"], d["tree"]["sha"], d.get("message") or "",
+                             tuple(p["sha"] for p in d.get("parents") or ()))
+
+    @_wrap("reading a tree")
+    def tree_modes(self, repo: str, tree_sha: str, paths: list[str]) -> dict[str, str]:
+        """The file mode of each of `paths` in the tree (absent paths are left out)."""
+        _, d = self.req.requestJsonAndCheck("GET", f"/repos/{repo}/git/trees/{tree_sha}",
+                                            parameters={"recursive": "1"})
+        wanted = set(paths)
+        return {e["path"]: e["mode"] for e in d.get("tree") or () if e.get("path") in wanted}
+
+    @_wrap("writing a blob")
+    def create_blob(self, repo: str, content: bytes) -> str:
+        _, d = self.req.requestJsonAndCheck("POST", f"/repos/{repo}/git/blobs", input={
+            "content": base64.b64encode(content).decode("ascii"), "encoding": "base64"})
+        return d["sha"]
+
+    @_wrap("writing a tree")
+    def create_tree(self, repo: str, base_tree: str, entries: list[tuple[str, str, str]]) -> str:
+        tree = [{"path": path, "mode": mode, "type": "blob", "sha": sha} for path, mode, sha in entries]
+        _, d = self.req.requestJsonAndCheck("POST", f"/repos/{repo}/git/trees",
+                                            input={"base_tree": base_tree, "tree": tree})
+        return d["sha"]
+
+    @_wrap("writing a commit")
+    def create_commit(self, repo: str, message: str, tree: str, parents: list[str]) -> str:
+        # No author or committer: GitHub records the App (its bot user) for both.
+        _, d = self.req.requestJsonAndCheck("POST", f"/repos/{repo}/git/commits",
+                                            input={"message": message, "tree": tree, "parents": parents})
+        return d["sha"]
+
+    @_wrap("updating the branch")
+    def update_ref(self, repo: str, branch: str, sha: str) -> None:
+        """Move `branch` to `sha`, fast-forward only (GitHub answers 422 when the branch moved meanwhile)."""
+        from urllib.parse import quote
+
+        self.req.requestJsonAndCheck("PATCH", f"/repos/{repo}/git/refs/heads/{quote(branch, safe='/')}",
+                                     input={"sha": sha, "force": False})
+
     @_wrap("reading a collaborator's permission")
     def permission(self, repo: str, user: str) -> str:
         _, d = self.req.requestJsonAndCheck("GET", f"/repos/{repo}/collaborators/{user}/permission")
@@ -409,9 +539,7 @@ class PyGithubPort:
 
     @_wrap("resolving a review thread")
     def resolve_thread(self, thread_id: str) -> None:
-        self.req.graphql_query(
-            "mutation($id: ID!) { resolveReviewThread(input: {threadId: $id}) { thread { id isResolved } } }",
-            {"id": thread_id})
+        self.req.graphql_query(RESOLVE_THREAD, {"id": thread_id})
 
     @_wrap("posting a comment")
     def create_issue_comment(self, repo: str, number: int, body: str) -> int:
@@ -422,16 +550,38 @@ class PyGithubPort:
     def edit_issue_comment(self, repo: str, comment_id: int, body: str) -> None:
         self.req.requestJsonAndCheck("PATCH", f"/repos/{repo}/issues/comments/{comment_id}", input={"body": body})
 
+    @staticmethod
+    def _check_state(conclusion: str | None) -> dict:
+        """`conclusion` None: the run is (again) in progress; otherwise it completes with it."""
+        if conclusion is None:
+            return {"status": "in_progress"}
+        return {"status": "completed", "conclusion": conclusion}
+
     @_wrap("creating the check run")
-    def create_check_run(self, repo: str, name: str, head_sha: str, conclusion: str, output: dict) -> int:
+    def create_check_run(self, repo: str, name: str, head_sha: str, conclusion: str | None, output: dict) -> int:
         _, d = self.req.requestJsonAndCheck("POST", f"/repos/{repo}/check-runs", input={
-            "name": name, "head_sha": head_sha, "status": "completed", "conclusion": conclusion, "output": output})
+            "name": name, "head_sha": head_sha, **self._check_state(conclusion), "output": output})
         return d["id"]
 
     @_wrap("updating the check run")
-    def update_check_run(self, repo: str, check_run_id: int, conclusion: str, output: dict) -> None:
+    def update_check_run(self, repo: str, check_run_id: int, conclusion: str | None, output: dict) -> None:
         self.req.requestJsonAndCheck("PATCH", f"/repos/{repo}/check-runs/{check_run_id}", input={
-            "status": "completed", "conclusion": conclusion, "output": output})
+            **self._check_state(conclusion), "output": output})
+
+    @_wrap("listing check runs")
+    def check_runs(self, repo: str, head_sha: str, name: str) -> list[CheckRunInfo]:
+        """The latest check runs called `name` on `head_sha` (REST; the failure path has no snapshot)."""
+        _, d = self.req.requestJsonAndCheck("GET", f"/repos/{repo}/commits/{head_sha}/check-runs",
+                                            parameters={"check_name": name, "filter": "latest", "per_page": 100})
+        return [CheckRunInfo(r["id"], r["name"], r["status"], r.get("conclusion"),
+                             (r.get("output") or {}).get("title"), (r.get("output") or {}).get("summary"))
+                for r in d.get("check_runs") or ()]
+
+    @_wrap("listing the pull requests of a commit")
+    def pulls_for_commit(self, repo: str, sha: str) -> list[PullInfo]:
+        """Open PRs whose head is `sha` (a check-suite re-run of a fork PR names none in its payload)."""
+        _, d = self.req.requestJsonAndCheck("GET", f"/repos/{repo}/commits/{sha}/pulls", parameters={"per_page": 100})
+        return [self._pull(p) for p in d or () if p.get("state") == "open" and (p.get("head") or {}).get("sha") == sha]
 
     @_wrap("adding labels")
     def add_labels(self, repo: str, number: int, labels: list[str]) -> None:

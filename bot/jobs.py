@@ -1,4 +1,12 @@
-"""Run a queued job: build the GitHub port for its installation and call the handler for its kind."""
+"""Run a queued job: build the GitHub port for its installation and call the handler for its kind.
+
+Failures: a GitHub error that cannot go better on a retry — 404 or 422 (a deleted comment, a
+vanished commit, a request GitHub refuses as sent) or a 403 for a missing permission — is not
+retried: the job logs why and returns. Anything else raises, and the queue retries it with backoff
+(`Deps.max_attempts` in all). When a review job fails for good (a permanent error, or the last
+attempt), its `recipe-review` check run is concluded `neutral` with the reason and what to do
+(bot/lifecycle.py), so the author is never left with nothing.
+"""
 from __future__ import annotations
 
 import logging
@@ -6,9 +14,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot import metrics
-from bot.github import GitHubPort, PyGithubPort, client_for
+from bot import lifecycle, metrics
+from bot.github import GitHubError, GitHubPort, PyGithubPort, client_for
 from bot.handlers import review as review_handler
+from bot.queue import MAX_ATTEMPTS
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -21,40 +30,57 @@ class Deps:
     settings: Settings
     port_for: Callable[[int | None], GitHubPort]
     submit: Callable[[dict], None] | None = None  # to enqueue follow-up jobs
+    max_attempts: int = MAX_ATTEMPTS  # the queue's attempts per job: the last one reports a failure
+    # Whether labels the bot sets start other workflows (`labeled`). Not with a workflow's
+    # GITHUB_TOKEN (GitHub starts no workflow for events it causes): `/sweep` then says so instead.
+    labels_start_workflows: bool = True
+    config_path: str = ""  # the repository config file, when not `.github/recipe-review.yml` (the Action's input)
+    store: object | None = None  # bot.store.Store: heads a job learns (`/fix` pushes one)
 
     @classmethod
-    def from_settings(cls, settings: Settings, submit=None) -> "Deps":
-        return cls(settings, lambda inst: PyGithubPort(client_for(settings, inst)), submit)
+    def from_settings(cls, settings: Settings, submit=None, store=None) -> "Deps":
+        return cls(settings, lambda inst: PyGithubPort(client_for(settings, inst)), submit, store)
 
 
 def review_job(d: dict) -> review_handler.ReviewJob:
     return review_handler.ReviewJob(repo=d["repo"], number=int(d["number"]), head_sha=d["head_sha"],
                                     base_sha=d["base_sha"], action=d.get("action", "synchronize"),
                                     installation_id=d.get("installation_id"), delivery_id=d.get("delivery_id", ""),
-                                    force=bool(d.get("force")), added_label=d.get("added_label"))
+                                    force=bool(d.get("force")), added_label=d.get("added_label"),
+                                    config_path=d.get("config_path") or "")
+
+
+def not_retryable(err: BaseException) -> bool:
+    return isinstance(err, GitHubError) and (err.permanent or err.forbidden)
+
+
+def _ours(job: dict, settings: Settings) -> bool:
+    """A check run / suite event names the App that owns it; only our own re-runs are ours to serve."""
+    app_id, slug = job.get("app_id"), job.get("app_slug")
+    if settings.github_app_id is not None and app_id is not None:
+        return app_id == settings.github_app_id
+    if slug is not None:
+        return slug == settings.bot_login.removesuffix("[bot]")
+    return True  # token auth and a payload without the app's slug: nothing to tell it by
 
 
 def execute(job: dict, deps: Deps) -> object:
-    """Run one job; raises on failure so the queue can retry it."""
+    """Run one job; raises on a failure worth retrying so the queue can retry it."""
     start = time.monotonic()
     kind = job["kind"]
     extra = {"delivery_id": job.get("delivery_id"), "repo": job.get("repo"), "pr": job.get("number"),
              "head_sha": job.get("head_sha"), "job": kind}
     status = "error"
+    port = None
     try:
+        if not _ours(job, deps.settings):
+            status = "ignored"
+            log.info("check event of another app (%s): ignored", job.get("app_slug") or job.get("app_id"), extra=extra)
+            return None
         port = deps.port_for(job.get("installation_id"))
         if kind == "review":
-            out = review_handler.review(port, review_job(job), deps.settings.bot_login, deps.settings.dry_run)
+            out = _review(port, job, deps, extra)
             status = out.status
-            if out.report is not None:
-                for f in out.report.findings:
-                    metrics.FINDINGS.labels(f.code, f.severity.value).inc()
-            if out.status == "dropped" and out.followup is not None and deps.submit is not None:
-                deps.submit(dict(job, head_sha=out.followup[0], base_sha=out.followup[1], attempt=0))
-            after = getattr(deps, "after_review", None)
-            if after is not None:
-                after(port, job, out)
-            log.info("review %s: %s %s", status, out.reason, ", ".join(out.writes), extra=extra)
             return out
         handler = HANDLERS.get(kind)
         if handler is None:
@@ -64,11 +90,48 @@ def execute(job: dict, deps: Deps) -> object:
         out = handler(port, job, deps)
         status = "done"
         return out
+    except Exception as err:
+        if not_retryable(err):
+            status = "failed"
+            log.warning("%s job not retried (GitHub answered %s): %s", kind, err.status, err, extra=extra)
+            return None
+        raise
     finally:
         elapsed = time.monotonic() - start
         metrics.JOB_SECONDS.labels(kind, status).observe(elapsed)
         extra.update(duration_ms=round(elapsed * 1000, 1), status=status)
         log.info("job finished", extra=extra)
+
+
+def _review(port: GitHubPort, job: dict, deps: Deps, extra: dict) -> review_handler.Outcome:
+    if deps.config_path and not job.get("config_path"):
+        job = dict(job, config_path=deps.config_path)
+    try:
+        out = review_handler.review(port, review_job(job), deps.settings.bot_login, deps.settings.dry_run)
+    except Exception as err:
+        permanent = not_retryable(err)
+        if (permanent or int(job.get("attempt", 0)) + 1 >= deps.max_attempts) and not deps.settings.dry_run:
+            reason = str(err) if isinstance(err, GitHubError) else f"an internal error ({type(err).__name__})"
+            done = lifecycle.conclude_failed(port, job["repo"], job["head_sha"], reason)
+            log.error("review failed for good: %s; %s", err, done, extra=extra)
+        if permanent:  # not retried: the outcome says why
+            return review_handler.Outcome("failed", str(err))
+        raise
+    if out.report is not None:
+        for f in out.report.findings:
+            metrics.FINDINGS.labels(f.code, f.severity.value).inc()
+    if out.status == "forbidden" and not deps.settings.dry_run:
+        done = lifecycle.conclude_failed(port, job["repo"], job["head_sha"], out.reason)
+        log.error("review computed but not written, the token may not write: %s; %s", out.reason, done, extra=extra)
+    if out.status == "dropped" and out.followup is not None and deps.submit is not None:
+        deps.submit(dict(job, head_sha=out.followup[0], base_sha=out.followup[1], attempt=0))
+    after = getattr(deps, "after_review", None)
+    if after is not None:
+        after(port, job, out)
+    for note in out.notes:
+        log.warning(note, extra=extra)
+    log.info("review %s: %s %s", out.status, out.reason, ", ".join(out.writes), extra=extra)
+    return out
 
 
 def _command(port, job, deps):
@@ -77,4 +140,20 @@ def _command(port, job, deps):
     return commands.handle(port, job, deps)
 
 
-HANDLERS: dict[str, Callable] = {"command": _command}
+def _rerequest(port: GitHubPort, job: dict, deps: Deps) -> list[dict]:
+    """A Re-run of a head whose PR the event did not name (a fork PR): find its open PRs, review each."""
+    jobs = []
+    for pull in port.pulls_for_commit(job["repo"], job["head_sha"]):
+        jobs.append({"kind": "review", "repo": job["repo"], "number": pull.number, "head_sha": job["head_sha"],
+                     "base_sha": pull.base_sha, "action": "synchronize", "force": True,
+                     "installation_id": job.get("installation_id"), "delivery_id": job.get("delivery_id", "")})
+    if not jobs:
+        log.info("re-run of %s: no open pull request has it as head", job["head_sha"][:7],
+                 extra={"repo": job["repo"], "head_sha": job["head_sha"]})
+    for j in jobs:
+        if deps.submit is not None:
+            deps.submit(j)
+    return jobs
+
+
+HANDLERS: dict[str, Callable] = {"command": _command, "rerequest": _rerequest}

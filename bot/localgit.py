@@ -98,12 +98,43 @@ def changeset_from_git(repo: Path, base: str, head: str = "HEAD", pr_number: int
     """Files changed between merge-base(base, head) and head, with contents and patches, plus the
     context the rules read: master configs, runners.yaml, and for script reviews the tree listing,
     the launchers and what `rules.scripts.resolve.needed_paths` asks for (the App reads the same)."""
+    head_sha = resolve(repo, head)
+    merge_base = _git(repo, "merge-base", resolve(repo, base), head_sha).decode().strip()
+    return _changeset(repo, merge_base, head_sha, (head_sha,), lambda path: show(repo, head_sha, path),
+                      pr_number, paths, config)
+
+
+def changeset_from_worktree(repo: Path, base: str, pr_number: int | None = None,
+                            paths: Paths | None = None, config: EngineConfig | None = None) -> ChangeSet:
+    """Like `changeset_from_git(repo, base, "HEAD")`, with each tracked file as it is in the working
+    tree (uncommitted edits included; untracked files are not part of the range). The context the
+    rules read (master configs, runners.yaml, the tree listing, launchers, resolved scripts) is HEAD's."""
+    if _git(repo, "rev-parse", "--is-bare-repository", check=False).strip() == b"true":
+        raise GitError(f"{repo} is a bare repository; give a checkout (a working tree)")
+    if _git(repo, "rev-parse", "--is-inside-work-tree", check=False).strip() != b"true":
+        raise GitError(f"{repo} is not a git working tree")
+    head_sha = resolve(repo, "HEAD")
+    merge_base = _git(repo, "merge-base", resolve(repo, base), head_sha).decode().strip()
+    top = Path(_git(repo, "rev-parse", "--show-toplevel").decode().strip())
+
+    def read(path: str) -> bytes | None:
+        p = top / path
+        return p.read_bytes() if p.is_file() else None
+
+    return _changeset(top, merge_base, head_sha, (), read, pr_number, paths, config)
+
+
+def worktree_root(repo: Path) -> Path:
+    """The top directory of the working tree `repo` is in."""
+    return Path(_git(repo, "rev-parse", "--show-toplevel").decode().strip())
+
+
+def _changeset(repo: Path, merge_base: str, head_sha: str, target: tuple[str, ...], read_head,
+               pr_number: int | None, paths: Paths | None, config: EngineConfig | None) -> ChangeSet:
+    """The changeset of `git diff merge_base [target]` (no target: the working tree)."""
     config = config or EngineConfig()
     paths = paths or config.paths
-    head_sha = resolve(repo, head)
-    base_sha = resolve(repo, base)
-    merge_base = _git(repo, "merge-base", base_sha, head_sha).decode().strip()
-    names = _git(repo, "diff", "--name-status", "-z", "-M", merge_base, head_sha).split(b"\0")
+    names = _git(repo, "diff", "--name-status", "-z", "-M", merge_base, *target).split(b"\0")
     files = []
     i = 0
     while i < len(names) - 1:
@@ -115,11 +146,11 @@ def changeset_from_git(repo: Path, base: str, head: str = "HEAD", pr_number: int
             old = new = names[i + 1].decode()
             i += 2
         status = _STATUS.get(code[:1], "modified")
-        patch, binary = _patch_of(_git(repo, "diff", "-M", merge_base, head_sha, "--", *{old, new}))
+        patch, binary = _patch_of(_git(repo, "diff", "-M", merge_base, *target, "--", *{old, new}))
         files.append(FileChange(
             path=new, status=status,
             base=None if status == "added" else show(repo, merge_base, old),
-            head=None if status == "removed" else show(repo, head_sha, new),
+            head=None if status == "removed" else read_head(new),
             patch=patch, previous_path=old if status == "renamed" else None, binary=binary))
     changed = {f.path for f in files}
     base_changelogs = None

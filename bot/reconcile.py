@@ -111,8 +111,11 @@ def _match(items: list[Item], open_: list[PostedComment]) -> dict[int, PostedCom
 
 def plan_review(findings: Iterable[Finding], hunks_by_path: Mapping[str, list[diff.Hunk]],
                 posted: Iterable[PostedComment], max_inline: int = 30,
-                ignores: Mapping[str, Ignore] | None = None) -> ReviewPlan:
-    """New inline comments, edits of kept ones, items for the summary, and threads to close."""
+                ignores: Mapping[str, Ignore] | None = None, fix_offer: bool = False) -> ReviewPlan:
+    """New inline comments, edits of kept ones, items for the summary, and threads to close.
+
+    `fix_offer`: `/fix` is on for the repository (the misplaced-entry comment offers it).
+    """
     ignores = dict(ignores or {})
     posted = list(posted)
     open_ = [p for p in posted if not p.resolved]
@@ -126,12 +129,12 @@ def plan_review(findings: Iterable[Finding], hunks_by_path: Mapping[str, list[di
         if p is not None:
             plan.inline_fingerprints.add(it.fingerprint)
             if it.grouped:
-                body = render.group_comment(it)
+                body = render.group_comment(it, fix_offer)
                 if p.body.strip() != body.strip():
                     plan.edits.append(CommentEdit(p.comment_id, it.code, body))
             elif p.fingerprint != it.fingerprint:  # same problem, reworded: rewrite, never repost
                 # Without a suggestion: the kept comment may sit on other lines than this finding.
-                plan.edits.append(CommentEdit(p.comment_id, it.code, render.inline_comment(it.first, False)))
+                plan.edits.append(CommentEdit(p.comment_id, it.code, render.inline_comment(it.first, False, fix_offer)))
             continue
         anchor = None
         for f in it.members:  # a group sits on the first of its lines that is in the diff
@@ -142,7 +145,7 @@ def plan_review(findings: Iterable[Finding], hunks_by_path: Mapping[str, list[di
             plan.outside.append(it)
             continue
         budget -= 1
-        body = render.item_comment(it, with_suggestion=anchor.exact)
+        body = render.item_comment(it, with_suggestion=anchor.exact, fix_offer=fix_offer)
         plan.inline.append(InlineComment(it, it.path, anchor.line, anchor.start_line, body))
         plan.inline_fingerprints.add(it.fingerprint)
     kept = {p.comment_id for p in matched.values()}

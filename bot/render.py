@@ -91,13 +91,20 @@ def _clip(text: str, limit: int) -> str:
     return cut.rstrip() + "\n\n… (truncated to fit GitHub's size limit)\n"
 
 
-def inline_comment(f: Finding, with_suggestion: bool) -> str:
-    """One review comment: badge, message, why, fix (+ suggestion block), evidence, marker."""
+def _fix_line(fix: str, offer: bool) -> list[str]:
+    tail = (f" Or {FIX_OFFER_MISPLACED}." if fix else f"{FIX_OFFER_MISPLACED}.") if offer else ""
+    return ["", f"**Fix:** {fix}{tail}"] if fix or offer else []
+
+
+def inline_comment(f: Finding, with_suggestion: bool, fix_offer: bool = False) -> str:
+    """One review comment: badge, message, why, fix (+ suggestion block), evidence, marker.
+
+    `fix_offer`: the repository has `/fix` on, so the misplaced-entry comment offers it.
+    """
     parts = [f"{_badge(f)} · `{f.code}` {f.name}", "", f.message]
     if f.why:
         parts += ["", f"**Why it matters:** {f.why}"]
-    if f.fix:
-        parts += ["", f"**Fix:** {f.fix}"]
+    parts += _fix_line(f.fix, fix_offer and f.code == "RR001")
     if with_suggestion and f.suggestion is not None:
         fence = "````" if "```" in f.suggestion else "```"
         body = f.suggestion if f.suggestion.endswith("\n") or not f.suggestion else f.suggestion + "\n"
@@ -142,7 +149,7 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def group_comment(item: Item) -> str:
+def group_comment(item: Item, fix_offer: bool = False) -> str:
     """One review comment for every finding of a rule in one file: headline, why, fix, the full list.
 
     No suggestion block: each member's suggestion replaces its own lines, which one comment cannot.
@@ -151,9 +158,7 @@ def group_comment(item: Item) -> str:
     parts = [f"{_badge(item.first)} · `{item.code}` {item.name} · {n} in this file", "", group_headline(item)]
     if item.first.why:
         parts += ["", f"**Why it matters:** {item.first.why}"]
-    fix = _rule_fix(item)
-    if fix:
-        parts += ["", f"**Fix:** {fix}"]
+    parts += _fix_line(_rule_fix(item), fix_offer and item.code == "RR001")
     parts += ["", f"<details><summary>All {n}, by line</summary>", ""]
     parts += [f"- {_at(f)}: {_one_line(f.message)}" for f in item.members]
     parts += ["", "</details>", "", finding_marker_of(item), problem_marker(item.key)]
@@ -164,8 +169,8 @@ def finding_marker_of(item: Item) -> str:
     return f"<!-- {MARKER_PREFIX}:finding:{item.code}:{item.fingerprint} -->"
 
 
-def item_comment(item: Item, with_suggestion: bool) -> str:
-    return group_comment(item) if item.grouped else inline_comment(item.first, with_suggestion)
+def item_comment(item: Item, with_suggestion: bool, fix_offer: bool = False) -> str:
+    return group_comment(item, fix_offer) if item.grouped else inline_comment(item.first, with_suggestion, fix_offer)
 
 
 def _at(f: Finding) -> str:
@@ -257,7 +262,7 @@ def _checks_section(checks: list[Check]) -> list[str]:
 
 
 def report_markdown(report: Report, head_sha: str, view: View | None = None,
-                    config_errors: list[str] = ()) -> str:
+                    config_errors: list[str] = (), notes: tuple[str, ...] = ()) -> str:
     """The body shared by the summary comment and the check run: counts per rule, items, checks.
 
     Items not visible as inline comments (`view.inline`) are written out in full here, so nothing
@@ -265,6 +270,8 @@ def report_markdown(report: Report, head_sha: str, view: View | None = None,
     """
     view = view or View.of(report.findings)
     lines = [f"## recipe-review · `{head_sha[:7]}`", "", counts_line(report, view)]
+    for note in notes:
+        lines += ["", note]
     if config_errors:
         lines += ["", "⚠️ `.github/recipe-review.yml` on the base branch is invalid; the defaults were used:", ""]
         lines += [f"- {e}" for e in config_errors]
@@ -301,8 +308,10 @@ def report_markdown(report: Report, head_sha: str, view: View | None = None,
 
 
 def summary_comment(report: Report, head_sha: str, view: View | None = None,
-                    config_errors: list[str] = ()) -> str:
-    body = report_markdown(report, head_sha, view, config_errors)
+                    config_errors: list[str] = (), fixable: frozenset[str] = frozenset()) -> str:
+    """`fixable`: fingerprints of the findings `/fix` repairs (empty when the repository switched it off)."""
+    offer = fix_offer_line(report, fixable) if fixable else None
+    body = report_markdown(report, head_sha, view, config_errors, (offer,) if offer else ())
     footer = f"\n\n<sub>Edited in place on every push · recipe-review {__version__} · `/help` for commands</sub>"
     return _clip(body, MAX_BODY - len(footer) - len(SUMMARY_MARKER) - 2) + footer + "\n" + SUMMARY_MARKER
 
@@ -360,3 +369,63 @@ def primary_replaced(added: str | None, removed: list[str]) -> str:
     names = ", ".join(f"`{r}`" for r in removed)
     return (f"🏷️ A sweep takes exactly one primary label. `{added}` was added last, so I removed {names}. "
             f"Re-add it and remove `{added}` if you meant the other mode.\n\n<!-- {MARKER_PREFIX}:labels -->")
+
+
+# -- /fix ------------------------------------------------------------------------------------------
+
+FIX_OFFER_MISPLACED = "comment `/fix` to move it"
+FIX_TRAILER = "Recipe-review-fix"  # commit trailer naming the comment a fix commit answers
+# Inside a reply the patch may take this much of GitHub's 65,536-character body limit.
+MAX_PATCH_CHARS = 60_000
+
+
+def fix_offer_line(report: Report, fixable: frozenset[str]) -> str | None:
+    """The summary's one line offering `/fix`, or None when no finding has an automatic fix.
+
+    `fixable` holds the fingerprints of the findings `/fix` repairs.
+    """
+    codes = [f.code for f in report.findings if f.fingerprint in fixable]
+    if not codes:
+        return None
+    if "RR001" in codes:
+        return (f"🔧 The changelog entry is not at the end of the file: {FIX_OFFER_MISPLACED} "
+                f"(`/fix` also repairs the other {len(codes) - codes.count('RR001')} finding(s) with an automatic "
+                "fix; `/fix changelog` touches only the changelog).") if len(codes) > codes.count("RR001") else \
+            f"🔧 The changelog entry is not at the end of the file: {FIX_OFFER_MISPLACED}."
+    return (f"🔧 {len(codes)} finding(s) have an automatic fix: comment `/fix` to push it as one commit "
+            "(`/fix changelog` touches only the changelog).")
+
+
+def fix_commit_message(fixed_summary: list[str], changes: dict[str, list[str]], requester: str, number: int,
+                       comment_ref: str) -> str:
+    codes = sorted({line.split()[0] for line in fixed_summary})
+    subject = f"Apply recipe-review fixes ({', '.join(codes) or 'formatting'})"
+    body = [subject, "", f"Computed by recipe-review for @{requester}'s `/fix` on #{number}:", ""]
+    for path, lines in changes.items():
+        body.append(f"{path}:")
+        body += [f"- {c}" for c in lines]
+    if fixed_summary:
+        body += ["", "Resolves:"] + [f"- {s}" for s in fixed_summary]
+    body += ["", f"{FIX_TRAILER}: {comment_ref}"]
+    return "\n".join(body) + "\n"
+
+
+def patch_block(diff: str, base_hint: str) -> str:
+    """The patch as a collapsed ```diff block the author can `git apply`, or how to get it when too long."""
+    n = diff.count("\n")
+    if len(diff) > MAX_PATCH_CHARS:
+        return (f"The patch ({n:,} lines) is too long for a comment; run "
+                f"`recipe-review fix --base {base_hint}` in your checkout to apply the same fix.")
+    fence = "````" if "```" in diff else "```"
+    return (f"<details><summary>The patch ({n:,} lines): save it and run <code>git apply</code></summary>\n\n"
+            f"{fence}diff\n{diff}{fence}\n\n</details>")
+
+
+def fix_findings_list(findings, limit: int = 10) -> str:
+    lines = []
+    for f in findings[:limit]:
+        where = f"`{f.path}:{f.line}`" if f.line else (f"`{f.path}`" if f.path else "(whole PR)")
+        lines.append(f"- {'🔴' if f.blocking else '🟡'} `{f.code}` {f.name} at {where}: {f.message}")
+    if len(findings) > limit:
+        lines.append(f"- … and {len(findings) - limit} more (see the summary comment)")
+    return "\n".join(lines)

@@ -388,7 +388,7 @@ def rq_execute(job: dict) -> object:
 
     ctx = worker_context()
     if _DEPS is None:
-        _DEPS = Deps.from_settings(ctx.settings, submit=ctx.queue.submit)
+        _DEPS = Deps.from_settings(ctx.settings, submit=ctx.queue.submit, store=redis_store(ctx.settings))
     return execute(job, _DEPS)
 
 

@@ -43,6 +43,31 @@ def _answer(status: int, event: str, outcome: str, **extra) -> Response:
     return resp
 
 
+def _track_head(store, job: dict) -> None:
+    """Remember each PR's newest announced head; give a command the head its author could see.
+
+    Issue comments carry no head SHA, so a command job gets the head of the last `pull_request`
+    event; `/fix` refuses when the PR's head is no longer that one (it moved since the command).
+    """
+    if job.get("kind") == "review" and job.get("head_sha"):
+        store.set_head(job["repo"], job["number"], job["head_sha"])
+    elif job.get("kind") == "command":
+        if job.get("head_sha"):
+            store.set_head(job["repo"], job["number"], job["head_sha"])
+        else:
+            known = store.head(job["repo"], job["number"])
+            if known:
+                job["head_sha"] = known
+
+
+def _track_self_push(store, payload: dict) -> None:
+    pr, repo = payload.get("pull_request"), payload.get("repository")
+    try:
+        store.set_head(repo["full_name"], int(pr["number"]), str(pr["head"]["sha"]))
+    except (KeyError, TypeError, ValueError):
+        pass  # a malformed payload of our own event: nothing to remember
+
+
 @bp.post("/webhook")
 def webhook() -> Response:
     bot = current_app.extensions["recipe_review"]
@@ -73,6 +98,8 @@ def webhook() -> Response:
         return _answer(202, event, "ignored")
     sender = (payload.get("sender") or {}).get("login") if isinstance(payload.get("sender"), dict) else None
     if sender == settings.bot_login and event in SELF_IGNORED:
+        if event == "pull_request":  # our own push (`/fix`) still moves the head
+            _track_self_push(bot.store, payload)
         return _answer(202, event, "ignored-self")
     try:
         jobs = bot.router.dispatch(event, payload, delivery)
@@ -85,6 +112,7 @@ def webhook() -> Response:
         log.info("duplicate delivery", extra=extra)
         return _answer(200, event, "duplicate")
     for job in jobs:
+        _track_head(bot.store, job)
         bot.queue.submit(job)
     log.info("accepted %d job(s)", len(jobs), extra=extra)
     return _answer(202, event, "queued", jobs=len(jobs))

@@ -63,8 +63,19 @@ def cmd_fake_github(args) -> int:
     if unknown:
         raise _usage(f"--pr-author/--pr-label name PRs not given with --pr: {sorted(unknown)}")
     try:
+        contract = None
+        if args.contract:
+            from fakegithub import contract as contracts
+
+            if not Path(args.contract).is_dir():
+                raise _usage(f"--contract expects a directory holding GitHub's API descriptions, got {args.contract}")
+            try:
+                import openapi_schema_validator  # noqa: F401
+            except ModuleNotFoundError:
+                raise _usage("--contract needs the `contract` extra: pip install 'recipe-review[contract]'") from None
+            contract = contracts.load(Path(args.contract))
         fake = FakeGitHub(repo_dir, repo=args.repo, fault_rate=args.fault_rate, fault_seed=args.fault_seed,
-                          collaborators=collaborators, default_branch=args.default_branch)
+                          collaborators=collaborators, default_branch=args.default_branch, contract=contract)
         for n, base, head in prs:
             fake.add_pr(n, base, head, author=authors.get(n, "contributor"), labels=tuple(labels.get(n, ())))
     except ValueError as err:
@@ -109,4 +120,7 @@ def register(subparsers) -> None:
                    help="admin|maintain|write|triage|read|none (anyone else: read)")
     p.add_argument("--fault-rate", type=float, default=0.0, help="share of API requests to fail or slow down")
     p.add_argument("--fault-seed", type=int, default=None, help="seed for reproducible faults")
+    p.add_argument("--contract", metavar="DIR", default=None,
+                   help="enforce GitHub's published API descriptions in DIR (graphql-schema.graphql[.xz], "
+                        "rest-openapi.json[.xz]): REST request bodies and GraphQL documents are validated")
     p.set_defaults(func=cmd_fake_github)

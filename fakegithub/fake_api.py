@@ -3,7 +3,11 @@ set the scene (PRs, pushes, user comments and labels, workflow runs, faults, rat
 read the state, and build webhook payloads.
 
     GET  /_fake/state                      everything, in GitHub's REST shapes, plus `calls`
-    POST /_fake/prs                        {number, base, head, author, labels, draft, title, body}
+    POST /_fake/prs                        {number, base, head, author, labels, draft, title, body,
+                                            fork, maintainer_can_modify, fork_owner_type}
+    POST /_fake/protect                    {"branch", "protected": true}   ref updates to it fail (422)
+    POST /_fake/installation               {"permissions": {"contents": "read"}}   what the App has accepted
+    POST /_fake/fork-push                  {"mode": "maintainer"|"never"}  may the App write fork branches
     POST /_fake/prs/<n>/head               {"rev"}                 a push; returns {"sha", "before"}
     POST /_fake/prs/<n>/state              {"state": open|closed|merged, "draft"?}
     POST /_fake/prs/<n>/labels             {"labels": [...], "user"} set labels as a user (label events)
@@ -11,10 +15,14 @@ read the state, and build webhook payloads.
     POST /_fake/comments                   {"kind": "issue"|"review", number, user, body,
                                             path, line, side, start_line, in_reply_to}
     POST /_fake/collaborators              {"login": "admin|maintain|write|triage|read|none", ...}
+    POST /_fake/prs/<n>/base               {"base": branch}        retarget the PR (a base change)
+    DELETE /_fake/comments/<id>            a user deletes an issue comment
+    POST /_fake/tokens                     {"token", "login", "permissions": {"checks": "write", ...} | null}
     POST /_fake/reset-calls
-    POST /_fake/faults                     {"rate", "seed"}
+    POST /_fake/faults                     {"rate", "seed", "unresolvable_paths",
+                                            "fail": [{"method", "path" (prefix), "status", "times"}]}
     POST /_fake/rate-limit                 {"remaining": 0, "reset_in": 2}
-    GET  /_fake/webhook/<event>?action=&number=&comment_id=&label=&sender=&before=&check_run_id=
+    GET  /_fake/webhook/<event>?action=&number=&comment_id=&label=&sender=&before=&check_run_id=&from_base=
 """
 from __future__ import annotations
 
@@ -53,7 +61,9 @@ def register(app: Flask, fake) -> None:
             pr = fake.add_pr(int(p["number"]), p.get("base") or fake.site.default_branch, p["head"],
                              author=p.get("author") or "contributor", labels=tuple(p.get("labels") or ()),
                              draft=bool(p.get("draft")), title=p.get("title"), state=p.get("state") or "open",
-                             body=p.get("body") or "")
+                             body=p.get("body") or "", fork=p.get("fork") or None,
+                             maintainer_can_modify=bool(p.get("maintainer_can_modify")),
+                             fork_owner_type=p.get("fork_owner_type") or "User")
         except (KeyError, ValueError, TypeError) as err:
             raise _bad(err) from None
         with fake.lock:
@@ -82,6 +92,33 @@ def register(app: Flask, fake) -> None:
             raise _bad(err) from None
         with fake.lock:
             return _json(fake.render_pr(fake.pr(number)))
+
+    @app.post("/_fake/prs/<int:number>/base")
+    def fake_retarget(number):
+        p = _payload()
+        try:
+            pr = fake.retarget(number, str(p.get("base") or ""))
+        except ValueError as err:
+            raise _bad(err) from None
+        with fake.lock:
+            return _json(fake.render_pr(pr))
+
+    @app.delete("/_fake/comments/<int:comment_id>")
+    def fake_delete_comment(comment_id):
+        fake.delete_issue_comment(comment_id)
+        return _json({"deleted": comment_id})
+
+    @app.post("/_fake/tokens")
+    def fake_token():
+        p = _payload()
+        token, login, perms = p.get("token"), p.get("login"), p.get("permissions")
+        if not isinstance(token, str) or not token or not isinstance(login, str) or not login:
+            raise _bad(ValueError("token and login are required"))
+        if perms is not None and (not isinstance(perms, dict) or any(v not in ("none", "read", "write")
+                                                                      for v in perms.values())):
+            raise _bad(ValueError("permissions: a mapping of name to none|read|write, or null"))
+        fake.add_token(token, login, perms)
+        return _json({"token": token, "login": login, "permissions": perms}, 201)
 
     @app.post("/_fake/prs/<int:number>/labels")
     def fake_user_labels(number):
@@ -135,6 +172,38 @@ def register(app: Flask, fake) -> None:
             fake.collaborators.update({str(k): str(v) for k, v in p.items()})
             return _json(dict(fake.collaborators))
 
+    @app.post("/_fake/protect")
+    def fake_protect():
+        p = _payload()
+        branch = p.get("branch")
+        if not isinstance(branch, str) or not branch:
+            raise _bad(ValueError("branch is required"))
+        with fake.lock:
+            if p.get("protected", True):
+                fake.protected_branches.add(branch)
+            else:
+                fake.protected_branches.discard(branch)
+            return _json({"protected": sorted(fake.protected_branches)})
+
+    @app.post("/_fake/installation")
+    def fake_installation():
+        p = _payload()
+        perms = p.get("permissions")
+        if not isinstance(perms, dict) or not all(v in ("read", "write", "none") for v in perms.values()):
+            raise _bad(ValueError("permissions must map names to read, write or none"))
+        with fake.lock:
+            fake.site.permissions.update({str(k): str(v) for k, v in perms.items()})
+            return _json({"permissions": dict(fake.site.permissions)})
+
+    @app.post("/_fake/fork-push")
+    def fake_fork_push():
+        p = _payload()
+        if p.get("mode") not in ("maintainer", "never"):
+            raise _bad(ValueError("mode must be maintainer or never"))
+        with fake.lock:
+            fake.fork_push = p["mode"]
+            return _json({"mode": fake.fork_push})
+
     @app.post("/_fake/reset-calls")
     def fake_reset_calls():
         fake.reset_calls()
@@ -144,10 +213,18 @@ def register(app: Flask, fake) -> None:
     def fake_faults():
         p = _payload()
         fake.set_faults(float(p.get("rate") or 0.0), p.get("seed"))
+        if "fail" in p:
+            rules = p.get("fail") or []
+            if not isinstance(rules, list) or not all(isinstance(r, dict) and isinstance(r.get("path"), str)
+                                                      for r in rules):
+                raise _bad(ValueError("fail: a list of {method, path, status, times}"))
+            with fake.lock:
+                fake.fail_rules = [dict(r) for r in rules]
         if "unresolvable_paths" in p:
             with fake.lock:
                 fake.unresolvable_paths = {str(x) for x in p.get("unresolvable_paths") or ()}
-        return _json({"rate": fake.fault_rate, "unresolvable_paths": sorted(fake.unresolvable_paths)})
+        return _json({"rate": fake.fault_rate, "unresolvable_paths": sorted(fake.unresolvable_paths),
+                      "fail": fake.fail_rules})
 
     @app.post("/_fake/rate-limit")
     def fake_rate_limit():

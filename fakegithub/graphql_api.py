@@ -100,6 +100,13 @@ class Resolver:
                 "avatarUrl": lambda info, size=None: u["avatar_url"], "resourcePath": f"/{login}",
                 "url": u["html_url"]}
 
+    def viewer(self, login: str):
+        """The token's user. For an App installation token GitHub answers `<slug>[bot]` (suffix kept)."""
+        u = self.s.user(login)
+        return {"__typename": "User", "id": u["node_id"], "databaseId": u["id"], "login": login,
+                "avatarUrl": lambda info, size=None: u["avatar_url"], "resourcePath": f"/{login}",
+                "url": u["html_url"]}
+
     # -- repository ----------------------------------------------------------------------------
     def repository(self, info, owner: str, name: str, followRenames: bool = True):
         if owner.lower() != self.s.owner.lower() or name.lower() != self.s.name.lower():
@@ -283,7 +290,8 @@ class Resolver:
 
     def issue_comment(self, c: dict):
         rest = self.store.render_issue_comment(c)
-        return {"__typename": "IssueComment", "id": rest["node_id"], "databaseId": c["id"], "body": c["body"],
+        return {"__typename": "IssueComment", "id": rest["node_id"], "databaseId": c["id"],
+                "fullDatabaseId": str(c["id"]), "body": c["body"],
                 "author": self.actor(c["user"]), "createdAt": c["created_at"], "updatedAt": c["updated_at"],
                 "url": rest["html_url"], "isMinimized": False, "viewerDidAuthor": c["user"] == self.s.bot_login}
 
@@ -307,6 +315,7 @@ class Resolver:
         root = st._root(c)
         outdated = st.is_outdated(c)
         return {"__typename": "PullRequestReviewComment", "id": node_id("PRRC", c["id"]), "databaseId": c["id"],
+                "fullDatabaseId": str(c["id"]),
                 "body": c["body"], "author": self.actor(c["user"]), "path": root["path"],
                 "line": None if outdated else root["line"], "originalLine": root["line"], "outdated": outdated,
                 "diffHunk": root["diff_hunk"], "createdAt": c["created_at"], "updatedAt": c["updated_at"],
@@ -341,6 +350,10 @@ def _format(err: GraphQLError) -> dict:
         out["locations"] = [{"line": loc.line, "column": loc.column} for loc in err.locations]
     message = err.message
     m = re.match(r"Cannot query field '(\w+)' on type '(\w+)'\.", message)
+    if message.startswith("The field ") and " is deprecated." in message:
+        # GitHub still serves a deprecated field until its removal date; the fake, under GitHub's
+        # published schema (fakegithub.contract), refuses it now, as GitHub will on that date.
+        out["extensions"] = {"code": "deprecatedField"}
     if m:
         message = f"Field '{m.group(1)}' doesn't exist on type '{m.group(2)}'"
         out["extensions"] = {"code": "undefinedField", "typeName": m.group(2), "fieldName": m.group(1)}
@@ -352,7 +365,7 @@ def _format(err: GraphQLError) -> dict:
 
 def execute(store, query: str, variables: dict | None, operation_name: str | None, actor: str) -> dict:
     r = Resolver(store)
-    root = {"repository": r.repository, "rateLimit": r.rate_limit,
+    root = {"repository": r.repository, "rateLimit": r.rate_limit, "viewer": lambda info: r.viewer(actor),
             "resolveReviewThread": r.set_resolved(True, actor), "unresolveReviewThread": r.set_resolved(False, actor)}
     with store.lock:
         result = graphql_sync(SCHEMA, query, root_value=root, variable_values=variables,
@@ -382,7 +395,17 @@ def register(app: Flask, fake) -> None:
                 variables = json.loads(variables) if variables else None
             except ValueError:
                 variables = None
-        actor = fake.actor_for(request.headers.get("Authorization"))
-        out = execute(fake, payload["query"], variables if isinstance(variables, dict) else None,
-                      payload.get("operationName"), actor)
+        variables = variables if isinstance(variables, dict) else None
+        auth = request.headers.get("Authorization")
+        if fake.contract is not None and fake.contract.has_graphql:
+            problems = fake.contract.check_graphql(payload["query"], variables)
+            if problems:  # GitHub answers 200 with the errors and no data
+                return json_response({"errors": [_format(e) for e in problems]}, 200)
+        tok = fake.token_of(auth)
+        if re.match(r"\s*mutation\b", payload["query"]) and not fake.allows(tok, "POST", "/repos/_/_/pulls"):
+            from fakegithub.server import NOT_ACCESSIBLE
+
+            return json_response({"data": None, "errors": [{"type": "FORBIDDEN", "message": NOT_ACCESSIBLE}]}, 200)
+        actor = fake.actor_for(auth)
+        out = execute(fake, payload["query"], variables, payload.get("operationName"), actor)
         return json_response(out, 200)

@@ -183,6 +183,18 @@ def register(app: Flask, fake) -> None:
             items = [store.render_check_run(r) for r in reversed(runs)]
         return paginate(items, fake, wrap=lambda chunk: {"total_count": len(items), "check_runs": chunk})
 
+    @bp.get("/commits/<path:ref>/pulls")
+    def commit_pulls(ref):
+        """PRs associated with a commit: the open PRs whose head it is (GitHub also lists merged PRs)."""
+        with store.lock:
+            sha = store.git.resolve(ref) if not ref.startswith("-") else None
+            if not sha:
+                raise ApiError(422, error(f"No commit found for SHA: {ref}",
+                                          "commits/commits#list-pull-requests-associated-with-a-commit", 422))
+            items = [store.render_pr(p) for p in store.prs.values() if p["head_sha"] == sha or
+                     (p["merged"] and sha in p["heads"])]
+        return paginate(items, fake)
+
     @bp.get("/commits/<path:ref>")
     def get_commit(ref):
         with store.lock:

@@ -12,7 +12,17 @@ limits, App JWTs). Fake-only endpoints under `/_fake/` set the scene and expose 
 Faults (`fault_rate`, `fault_seed`): a seeded share of non-`/_fake` requests fails before it is
 handled (500, 502, 403 secondary rate limit or 429, both with `Retry-After: 1`) or is delayed
 0.5-2 s and then handled. `POST /_fake/rate-limit {"remaining": 0, "reset_in": 2}` exhausts the
-primary rate limit until the reset time.
+primary rate limit until the reset time. `POST /_fake/faults {"fail": [{"method", "path", "status",
+"times"}]}` fails matching requests deterministically (a path prefix; `times` omitted: always).
+
+Tokens: any token acts as the App's bot user with every permission, unless it was registered
+(`POST /_fake/tokens`, `add_token`) with its own login and permissions, as a workflow's
+`GITHUB_TOKEN` (`github-actions[bot]`, `permissions:` of the workflow) or a fork PR's read-only
+token: a call its permissions do not cover answers 403 "Resource not accessible by integration".
+
+Contract: with GitHub's published API descriptions in force (`fakegithub.contract`), every REST
+request body is validated against its operation's OpenAPI request schema (422 "Invalid request."
+on failure) and every GraphQL document against GitHub's full schema, deprecated fields included.
 """
 from __future__ import annotations
 
@@ -21,6 +31,7 @@ import binascii
 import json
 import math
 import random
+import re
 import threading
 import time
 from pathlib import Path
@@ -29,8 +40,34 @@ from flask import Flask, Response, g, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.serving import WSGIRequestHandler, make_server
 
+from fakegithub import contract as contracts
 from fakegithub.shapes import error, now_iso
 from fakegithub.store import ApiError, Store
+
+_DEFAULT = object()
+NOT_ACCESSIBLE = "Resource not accessible by integration"
+LEVELS = {"none": 0, "read": 1, "write": 2}
+
+
+def required_permission(method: str, path: str) -> tuple[str, str] | None:
+    """The (permission, level) a fine-grained token needs for a REST call, or None (metadata: always)."""
+    m = re.match(r"^/repos/[^/]+/[^/]+(/.*)?$", path)
+    if m is None:
+        return None
+    rest = m.group(1) or ""
+    write = method not in ("GET", "HEAD", "OPTIONS")
+    level = "write" if write else "read"
+    if rest.startswith("/check-runs") or rest.startswith("/check-suites") or "/check-runs" in rest:
+        return "checks", level
+    if rest.startswith("/pulls"):
+        return "pull_requests", level
+    if rest.startswith("/issues"):
+        return "issues", level  # a PR's comments and labels: issues or pull_requests (see `allows`)
+    if rest.startswith("/actions"):
+        return "actions", level
+    if rest.startswith(("/compare", "/commits", "/contents", "/git")):
+        return "contents", level
+    return None  # the repository itself, collaborators, installation: metadata
 
 RATE_LIMIT = 5000
 FAULT_KINDS = ("500", "502", "403", "429", "slow")
@@ -60,7 +97,8 @@ class FakeGitHub(Store):
 
     def __init__(self, repo_dir: Path, repo: str = "octo/bench", fault_rate: float = 0.0,
                  fault_seed: int | None = None, collaborators: dict | None = None, default_branch: str = "main",
-                 app_slug: str = "recipe-review", app_id: int = 1, installation_id: int = 1):
+                 app_slug: str = "recipe-review", app_id: int = 1, installation_id: int = 1,
+                 contract: "contracts.Contract | None" = _DEFAULT):
         super().__init__(Path(repo_dir), repo=repo, collaborators=collaborators, default_branch=default_branch,
                          app_slug=app_slug, app_id=app_id, installation_id=installation_id)
         self.fault_rate = float(fault_rate)
@@ -72,7 +110,32 @@ class FakeGitHub(Store):
         self._exhausted_until = 0
         self._server = None
         self._thread: threading.Thread | None = None
+        self.fail_rules: list[dict] = []  # deterministic faults: {"method", "path", "status", "times"}
+        # GitHub's published descriptions (None: the fake's own rules only); default: the process-wide one.
+        self.contract = contracts.default() if contract is _DEFAULT else contract
         self.app = create_app(self)
+
+    def add_token(self, token: str, login: str, permissions: dict[str, str] | None = None) -> None:
+        """Register a token acting as `login` with fine-grained `permissions` (None: all of them)."""
+        with self.lock:
+            self.scoped_tokens[token] = {"login": login, "permissions": dict(permissions) if permissions is not None
+                                         else None}
+
+    def token_of(self, auth: str | None) -> dict | None:
+        scheme, _, token = (auth or "").partition(" ")
+        return self.scoped_tokens.get(token.strip()) if scheme.lower() in ("token", "bearer") else None
+
+    def allows(self, tok: dict | None, method: str, path: str) -> bool:
+        """Whether a registered token's permissions cover the call (unregistered tokens: always)."""
+        if tok is None or tok["permissions"] is None:
+            return True
+        need = required_permission(method, path)
+        if need is None:
+            return True
+        perm, level = need
+        have = max(LEVELS.get(tok["permissions"].get(perm, "none"), 0),
+                   LEVELS.get(tok["permissions"].get("pull_requests", "none"), 0) if perm == "issues" else 0)
+        return have >= LEVELS[level]
 
     # -- lifecycle -----------------------------------------------------------------------------
     @property
@@ -156,6 +219,10 @@ class FakeGitHub(Store):
                 return json_response(error(problem, "apps/apps#get-the-authenticated-app"), 401)
         elif request.method not in ("GET", "HEAD", "OPTIONS") and not auth:
             return json_response(error("Requires authentication", "", 401), 401)
+        tok = self.token_of(auth)
+        if path != "/graphql" and not self.allows(tok, request.method, path):
+            g.fault = "forbidden"
+            return json_response(error(NOT_ACCESSIBLE, "rest", 403), 403)
         with self.lock:
             if path != "/rate_limit":
                 bucket = self._rate_bucket(g.resource)
@@ -170,17 +237,46 @@ class FakeGitHub(Store):
                 kind = self._rng.choice(FAULT_KINDS)
                 delay = self._rng.uniform(0.5, 2.0) if kind == "slow" else 0.0
         if kind is None:
-            return None
+            return self._fail_rule() or self._check_contract()
         g.fault = kind
         if kind == "slow":
             time.sleep(delay)
-            return None
+            return self._fail_rule() or self._check_contract()
         if kind == "500":
             return json_response({"message": "Server Error"}, 500)
         if kind == "502":
             return json_response({"message": "Server Error"}, 502)
         body = {"message": SECONDARY_MESSAGE.format(rid=g.request_id), "documentation_url": SECONDARY_DOC}
         return json_response(body, int(kind), {"Retry-After": "1"})
+
+    def _fail_rule(self) -> Response | None:
+        with self.lock:
+            for rule in self.fail_rules:
+                if rule.get("method", request.method).upper() != request.method:
+                    continue
+                if not request.path.startswith(rule["path"]):
+                    continue
+                if rule.get("times") is not None:
+                    if rule["times"] <= 0:
+                        continue
+                    rule["times"] -= 1
+                status = int(rule.get("status", 500))
+                g.fault = f"rule-{status}"
+                message = rule.get("message") or {404: "Not Found", 422: "Unprocessable Entity",
+                                                  403: NOT_ACCESSIBLE}.get(status, "Server Error")
+                return json_response(error(message, "", status), status)
+        return None
+
+    def _check_contract(self) -> Response | None:
+        """GitHub's OpenAPI request schema, for REST writes with a body (GraphQL: see graphql_api)."""
+        if self.contract is None or request.path == "/graphql" or request.method in ("GET", "HEAD", "OPTIONS"):
+            return None
+        errors, doc = self.contract.rest_errors(request.method, request.path, request.get_data(cache=True))
+        if not errors:
+            return None
+        g.fault = "invalid-request"
+        body = {"message": "Invalid request.\n\n" + "\n".join(errors), "documentation_url": doc, "status": "422"}
+        return json_response(body, 422)
 
     def rate_status(self, resource: str) -> dict:
         """The rate-limit window of `resource` ("core", "graphql"; others are never used)."""
@@ -245,7 +341,7 @@ def _b64url(s: str) -> bytes:
 
 def create_app(fake: FakeGitHub) -> Flask:
     """The Flask app serving `fake` (REST, GraphQL and /_fake)."""
-    from fakegithub import fake_api, graphql_api, rest
+    from fakegithub import fake_api, git_data, graphql_api, rest
 
     app = Flask("fakegithub")
     app.json.sort_keys = False  # type: ignore[attr-defined]
@@ -281,6 +377,7 @@ def create_app(fake: FakeGitHub) -> Flask:
         return json_response({"message": f"Server Error (fake: {type(err).__name__}: {err})"}, 500)
 
     rest.register(app, fake)
+    git_data.register(app, fake)
     graphql_api.register(app, fake)
     fake_api.register(app, fake)
     return app

@@ -7,7 +7,7 @@ from __future__ import annotations
 import base64
 import time
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from urllib.parse import quote
 
@@ -58,6 +58,10 @@ class Site:
     app_slug: str
     app_id: int
     installation_id: int
+    # What the installation has accepted; `contents: write` lets `/fix` push (POST /_fake/installation).
+    permissions: dict = field(default_factory=lambda: {
+        "checks": "write", "contents": "write", "issues": "write", "metadata": "read", "pull_requests": "write",
+        "actions": "read"})
 
     @property
     def full_name(self) -> str:
@@ -196,8 +200,7 @@ class Site:
             "description": "Reviews benchmark recipe PRs", "external_url": f"{self.base}/apps/{self.app_slug}",
             "html_url": f"{self.base}/apps/{self.app_slug}", "created_at": self.created_at,
             "updated_at": self.created_at,
-            "permissions": {"checks": "write", "contents": "read", "issues": "write", "metadata": "read",
-                            "pull_requests": "write", "actions": "read"},
+            "permissions": dict(self.permissions),
             "events": ["check_run", "issue_comment", "pull_request", "pull_request_review_comment"],
             "installations_count": 1,
         }

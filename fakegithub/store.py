@@ -84,6 +84,12 @@ class Store:
         self.workflow_runs: list[dict] = []
         self.label_events: list[dict] = []
         self.tokens: dict[str, dict] = {}
+        self.scoped_tokens: dict[str, dict] = {}  # token -> {"login", "permissions"} (see FakeGitHub.add_token)
+        # Git data writes (fakegithub/git_data.py): branches the App may not update, and whether
+        # GitHub lets the App write a user-owned fork's branch when maintainer edits are allowed.
+        self.protected_branches: set[str] = set()
+        self.fork_push = "maintainer"  # "maintainer": as documented; "never": every fork write is refused
+        self.commits_created: list[dict] = []
 
     def next_id(self) -> int:
         with self.lock:
@@ -91,7 +97,8 @@ class Store:
 
     # == pull requests =========================================================================
     def add_pr(self, number: int, base: str, head: str, author: str = "contributor", labels=(),
-               draft: bool = False, title: str | None = None, state: str = "open", body: str = "") -> dict:
+               draft: bool = False, title: str | None = None, state: str = "open", body: str = "",
+               fork: str | None = None, maintainer_can_modify: bool = False, fork_owner_type: str = "User") -> dict:
         with self.lock:
             if number in self.prs:
                 raise ValueError(f"PR #{number} already exists")
@@ -105,7 +112,17 @@ class Store:
                   "base_ref": base, "base_sha": base_sha, "head_sha": head_sha, "heads": [head_sha],
                   "head_ref": head if self.git.is_branch(head) else f"{author}/pr-{number}",
                   "labels": [], "draft": bool(draft), "state": "open", "merged": False,
-                  "created_at": t, "updated_at": t, "closed_at": None, "merged_at": None, "locked": False}
+                  "created_at": t, "updated_at": t, "closed_at": None, "merged_at": None, "locked": False,
+                  # A PR from a fork: its head branch lives in `fork/<name>` (owned by a User or an
+                  # Organization); `maintainer_can_modify` is the author's "allow edits by maintainers".
+                  "fork": fork, "fork_owner_type": fork_owner_type if fork else None,
+                  "maintainer_can_modify": bool(maintainer_can_modify) if fork else False}
+            if fork and fork_owner_type not in ("User", "Organization"):
+                raise ValueError(f"fork_owner_type must be User or Organization, not {fork_owner_type!r}")
+            if fork and fork_owner_type == "Organization" and maintainer_can_modify:
+                raise ValueError("an organization-owned fork cannot allow edits by maintainers (GitHub)")
+            if fork and not self.git.is_branch(head):
+                pr["head_ref"] = f"pr-{number}"
             self.prs[number] = pr
             for name in labels:
                 self._attach_label(pr, name, author, record=False)
@@ -134,6 +151,18 @@ class Store:
             pr["base_sha"] = self._resolve(pr["base_ref"], "base")
             pr["updated_at"] = now_iso()
             return sha
+
+    def retarget(self, number: int, base: str) -> dict:
+        """The PR's base branch changes (GitHub's "Edit" → base): `before_base` keeps the old one."""
+        with self.lock:
+            pr = self.pr(number)
+            sha = self._resolve(base, "base")
+            if self.git.merge_base(sha, pr["head_sha"]) is None:
+                raise ValueError(f"{base} and the head have no common history")
+            pr["before_base"] = (pr["base_ref"], pr["base_sha"])
+            pr["base_ref"], pr["base_sha"] = base, sha
+            pr["updated_at"] = now_iso()
+            return pr
 
     def set_state(self, number: int, state: str, merged: bool = False) -> dict:
         with self.lock:
@@ -188,7 +217,12 @@ class Store:
         commits = len(self.git.rev_list(mb, pr["head_sha"]))
         api, html = s.api, s.html
 
-        def side(ref, sha):
+        def side(ref, sha, fork=None):
+            if fork:
+                from fakegithub.git_data import fork_repository
+
+                return {"label": f"{fork}:{ref}", "ref": ref, "sha": sha, "user": s.user(fork),
+                        "repo": fork_repository(s, fork, pr.get("fork_owner_type") or "User")}
             return {"label": f"{s.owner}:{ref}", "ref": ref, "sha": sha, "user": s.user(s.owner),
                     "repo": s.repository(open_issues=self._open_count())}
 
@@ -204,7 +238,7 @@ class Store:
             "active_lock_reason": None, "created_at": pr["created_at"], "updated_at": pr["updated_at"],
             "closed_at": pr["closed_at"], "merged_at": pr["merged_at"], "merge_commit_sha": None,
             "assignee": None, "assignees": [], "requested_reviewers": [], "requested_teams": [],
-            "head": side(pr["head_ref"], pr["head_sha"]), "base": side(pr["base_ref"], pr["base_sha"]),
+            "head": side(pr["head_ref"], pr["head_sha"], pr.get("fork")), "base": side(pr["base_ref"], pr["base_sha"]),
             "_links": {k: {"href": v} for k, v in {
                 "self": f"{api}/pulls/{n}", "html": f"{html}/pull/{n}", "issue": f"{api}/issues/{n}",
                 "comments": f"{api}/issues/{n}/comments", "review_comments": f"{api}/pulls/{n}/comments",
@@ -216,7 +250,7 @@ class Store:
             "mergeable_state": "unknown" if pr["state"] == "closed" else ("draft" if pr["draft"] else "clean"),
             "merged_by": None, "comments": sum(1 for c in self.issue_comments if c["number"] == n),
             "review_comments": sum(1 for c in self.review_comments if c["number"] == n),
-            "maintainer_can_modify": False, "commits": commits,
+            "maintainer_can_modify": bool(pr.get("maintainer_can_modify")), "commits": commits,
             "additions": sum(f.additions for f in files), "deletions": sum(f.deletions for f in files),
             "changed_files": len(files),
         }
@@ -881,8 +915,11 @@ class Store:
                     "repository_selection": "selected"}
 
     def actor_for(self, token: str | None) -> str:
-        """Who a REST/GraphQL write is attributed to: every API token acts as the App's bot user."""
-        return self.site.bot_login
+        """Who a REST/GraphQL write is attributed to: a registered token's login (a workflow's
+        `GITHUB_TOKEN` is `github-actions[bot]`), else the App's bot user."""
+        scheme, _, value = (token or "").partition(" ")
+        tok = self.scoped_tokens.get(value.strip()) if scheme.lower() in ("token", "bearer") else None
+        return tok["login"] if tok else self.site.bot_login
 
     # == snapshot ==============================================================================
     def state(self) -> dict:
@@ -901,6 +938,7 @@ class Store:
                 "reactions": [{**self.render_reaction(r), "comment_id": r["comment_id"], "subject": r["subject"]}
                               for r in self.reactions],
                 "workflow_runs": [self.render_workflow_run(r) for r in self.workflow_runs],
+                "git_commits": [dict(c) for c in self.commits_created],
             }
 
     def _check_run_state(self, r: dict) -> dict:

@@ -87,38 +87,55 @@ def _comment_text(raw: str, col: int) -> tuple[str, int]:
     return raw[j:].rstrip("\r\n"), j
 
 
+_OUTSIDE = re.compile(r"[#'\"]")  # the characters that matter outside quotes
+_IN_DOUBLE = re.compile(r'[\\"]')  # ... and inside a double-quoted scalar
+
+
 def _yaml_comment_col(raw: str, quote: str | None) -> tuple[int | None, str | None]:
-    """Column of a YAML comment in `raw` (or None), and the quote still open at line end."""
+    """Column of a YAML comment in `raw` (or None), and the quote still open at line end.
+
+    The scan jumps from one character that matters to the next (`str.find` / a regex): the runs
+    between them cannot open a quote or start a comment."""
     if quote is None and "#" not in raw and "'" not in raw and '"' not in raw:
         return None, None  # the common line: no comment, no quote to track
     i, n = 0, len(raw)
     prev: str | None = None  # last non-blank character outside quotes
     while i < n:
-        c = raw[i]
         if quote == "'":
-            if c == "'" and i + 1 < n and raw[i + 1] == "'":
-                i += 2
+            j = raw.find("'", i)
+            if j < 0:
+                return None, quote
+            if j + 1 < n and raw[j + 1] == "'":
+                i = j + 2  # '' is an escaped quote
                 continue
-            if c == "'":
-                quote, prev = None, c
-            i += 1
+            quote, prev, i = None, "'", j + 1
             continue
         if quote == '"':
-            if c == "\\":
-                i += 2
+            m = _IN_DOUBLE.search(raw, i)
+            if m is None:
+                return None, quote
+            j = m.start()
+            if raw[j] == "\\":
+                i = j + 2
                 continue
-            if c == '"':
-                quote, prev = None, c
-            i += 1
+            quote, prev, i = None, '"', j + 1
             continue
-        if c == "#" and (i == 0 or raw[i - 1] in " \t"):
-            return i, None
+        m = _OUTSIDE.search(raw, i)
+        if m is None:
+            return None, None
+        j = m.start()
+        run = raw[i:j].rstrip(" \t")
+        if run:
+            prev = run[-1]
+        c = raw[j]
+        if c == "#" and (j == 0 or raw[j - 1] in " \t"):
+            return j, None
         # A quote opens a scalar only at its start: line start, after `[`, `{`, `,` or `: `, `- `, `? `.
-        if c in "'\"" and (prev is None or prev in "[{," or (prev in ":-?" and raw[i - 1] in " \t")):
+        if c in "'\"" and (prev is None or prev in "[{," or (prev in ":-?" and raw[j - 1] in " \t")):
             quote = c
-        elif c not in " \t":
+        else:
             prev = c
-        i += 1
+        i = j + 1
     return None, quote
 
 
@@ -139,7 +156,21 @@ def _yaml_comments(text: str) -> tuple[CommentLine, ...]:
     out: list[CommentLine] = []
     quote: str | None = None
     block_indent: int | None = None  # inside a block scalar whose parent sits at this indent
-    for no, raw in enumerate(text.split("\n"), start=1):
+    lines = text.split("\n")
+    # Outside quotes and block scalars, a line without `#`, a quote, `|` or `>` can neither hold a
+    # comment nor change the scan state: the loop jumps over such lines (most of a large file).
+    candidates = _state_lines(text)
+    k, n, i = 0, len(lines), 0
+    while i < n:
+        if quote is None and block_indent is None:
+            while k < len(candidates) and candidates[k] < i:
+                k += 1
+            if k == len(candidates):
+                break
+            i = candidates[k]
+        raw = lines[i]
+        i += 1
+        no = i
         stripped = raw.lstrip(" ")
         indent = len(raw) - len(stripped)
         if block_indent is not None:
@@ -155,9 +186,29 @@ def _yaml_comments(text: str) -> tuple[CommentLine, ...]:
         if col is not None:
             body, tcol = _comment_text(raw, col)
             out.append(CommentLine(no, col, body, tcol, False))
-        if quote is None and _BLOCK_SCALAR.search(code.rstrip()):
+        if quote is None and ("|" in code or ">" in code) and _BLOCK_SCALAR.search(code.rstrip()):
             block_indent = indent
     return tuple(out)
+
+
+_STATE_CHAR = re.compile(r"[#'\"|>]")
+
+
+def _state_lines(text: str) -> list[int]:
+    """0-based indices of the lines holding `#`, `'`, `"`, `|` or `>`, in order."""
+    out: list[int] = []
+    line, last, search = 0, 0, _STATE_CHAR.search
+    m = search(text)
+    while m is not None:
+        pos = m.start()
+        line += text.count("\n", last, pos)
+        out.append(line)
+        nl = text.find("\n", pos)
+        if nl < 0:
+            break
+        last = nl
+        m = search(text, nl)
+    return out
 
 
 def shell_comments(text: str) -> list[CommentLine]:

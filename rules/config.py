@@ -10,6 +10,7 @@ from the base revision by the CLI) lists only deviations from these defaults:
       changelog-separator-irregular: {enabled: false}
       RR203: {options: {host_dram_gb: {mi355x: 3000}}}
     labels: {...}            # sweep-label names (read by the bot, ignored by the rules)
+    fix: {enabled: false}    # switch the `/fix` command off (read by the bot)
 
 Unknown keys are errors that name the key; `load_config` never raises on bad input, it returns
 the defaults plus the list of errors so the caller can report them once.
@@ -19,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from wcmatch import glob
 
 from rules.finding import Severity
@@ -161,6 +162,15 @@ class ScriptsConfig(BaseModel):
     points_per_script: int = Field(default=2, ge=1, le=10_000)
 
 
+class FixConfig(BaseModel):
+    """The `/fix` command (used by the bot; `recipe-review fix` ignores it)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # False: `/fix` answers that it is switched off here, and the review does not offer it.
+    enabled: bool = True
+
+
 class RepoConfig(BaseModel):
     """The whole per-repository file."""
 
@@ -172,6 +182,23 @@ class RepoConfig(BaseModel):
     scripts: ScriptsConfig = ScriptsConfig()
     review_drafts: bool = False  # review draft PRs too
     max_inline_comments: int = Field(default=30, ge=0, le=100)  # open inline threads of the bot on a PR
+    fix: FixConfig = FixConfig()  # `/fix`: push a commit with the computed fixes
+    # Where a rule's documentation lives, for SARIF `helpUri` (code scanning links to it): a URL
+    # template with {code} (`RR001`), {anchor} (`rr001`, the README rule table's row) and {name}.
+    rule_help_uri: str | None = None
+
+    @field_validator("rule_help_uri")
+    @classmethod
+    def _template_formats(cls, v: str | None) -> str | None:
+        if v is None:
+            return v
+        try:
+            url = v.format(code="RR001", anchor="rr001", name="changelog-entry-misplaced")
+        except (KeyError, IndexError, ValueError) as err:
+            raise ValueError(f"not a URL template with {{code}}, {{anchor}} or {{name}}: {err}") from None
+        if not url.startswith(("https://", "http://")):
+            raise ValueError("must be an http(s) URL template")
+        return v
 
 
 class EngineConfig:

@@ -12,13 +12,36 @@
 - `github_client` — `github.Github(base_url=fake_github.url, auth=Auth.Token("x"), retry=None)`,
   with PyGithub's client-side throttling off (`seconds_between_requests/writes=None`, or every
   write waits a second), closed after the test. No retries: a fault surfaces as an exception.
+
+GitHub's own API descriptions (`../shared/github/api/`: the GraphQL schema and the REST OpenAPI
+description) are the contract of every fake GitHub the suite starts, in-process or not: REST request
+bodies and GraphQL documents are validated against them (`fakegithub.contract`). Without `../shared`
+the contract is off, as the replay tests skip; `RECIPE_REVIEW_REQUIRE_SHARED=1` makes it mandatory.
 """
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+GITHUB_API_DESCRIPTIONS = ROOT.parent / "shared" / "github" / "api"
+
+
+def _enable_github_contract() -> None:
+    from fakegithub import contract
+
+    if (GITHUB_API_DESCRIPTIONS / contract.GRAPHQL_FILE).exists() and \
+            (GITHUB_API_DESCRIPTIONS / contract.OPENAPI_FILE).exists():
+        contract.use_dir(GITHUB_API_DESCRIPTIONS)  # loaded by the first fake that gets a request
+    elif os.environ.get("RECIPE_REVIEW_REQUIRE_SHARED") == "1":
+        raise RuntimeError(f"RECIPE_REVIEW_REQUIRE_SHARED=1 but GitHub's API descriptions are missing at "
+                           f"{GITHUB_API_DESCRIPTIONS}")
+
+
+_enable_github_contract()
 
 GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "Test Author", "GIT_AUTHOR_EMAIL": "author@example.com",
            "GIT_COMMITTER_NAME": "Test Author", "GIT_COMMITTER_EMAIL": "author@example.com"}

@@ -11,8 +11,8 @@ import threading
 import time
 
 from bot import commands, render, sweep
-from bot.github import GitHubPort, Snapshot
-from bot.handlers.review import CONFIG_PATH, ignores_of, load_repo_config
+from bot.github import GitHubError, GitHubPort, Snapshot
+from bot.handlers.review import CONFIG_PATH, Outcome, ReviewJob, fetch, ignores_of, load_repo_config
 from bot.reconcile import plan_labels
 from rules.engine import doc_sections
 from rules.registry import by_code
@@ -51,7 +51,14 @@ class CommandRun:
 
     def react(self, content: str) -> None:
         if self.job["comment_kind"] in ("issue", "review"):
-            self.port.add_reaction(self.repo, self.job["comment_kind"], self.job["comment_id"], content)
+            try:
+                self.port.add_reaction(self.repo, self.job["comment_kind"], self.job["comment_id"], content)
+            except GitHubError as err:
+                if err.status != 404:
+                    raise
+                # The comment was deleted before the job ran: the command still runs, unacknowledged.
+                log.info("comment %s is gone; not reacting %s", self.job["comment_id"], content,
+                         extra={"repo": self.repo, "pr": self.number})
 
     def reply(self, cmd: commands.Command, text: str) -> None:
         marker = reply_marker(self.job["comment_id"], cmd.line)
@@ -83,7 +90,8 @@ def _one(run: CommandRun, cmd: commands.Command) -> str:
     spec = cmd.spec
     if spec.min_role != "read":
         role = role_of(run.port, run.repo, run.job["author"])
-        if commands.level(role) < commands.level(spec.min_role):
+        author = spec.author_may and run.job["author"].lower() == run.snap.pull.author.lower()
+        if commands.level(role) < commands.level(spec.min_role) and not author:
             run.reply(cmd, f"not run: it needs `{spec.min_role}` permission on this repository, and you have "
                            f"`{role}`.")
             return f"refused {spec.name}"
@@ -101,7 +109,14 @@ def _one(run: CommandRun, cmd: commands.Command) -> str:
 
 
 def _config(run: CommandRun):
-    return load_repo_config(run.snap.blobs.get(f"{run.snap.pull.base_sha}:{CONFIG_PATH}"))[0]
+    """The repository config from the PR's base branch (its label names), read once per comment: the
+    command snapshot does not know the base before it is taken, so commands that need the config pay
+    one more read."""
+    key = f"{run.snap.pull.base_sha}:{CONFIG_PATH}"
+    if key not in run.snap.blobs:
+        more = run.port.snapshot(run.repo, run.number, [key], [])
+        run.snap.blobs[key] = more.blobs.get(key)
+    return load_repo_config(run.snap.blobs.get(key))[0]
 
 
 def do_review(run: CommandRun, cmd) -> str | None:
@@ -110,6 +125,13 @@ def do_review(run: CommandRun, cmd) -> str | None:
                      "base_sha": pull.base_sha, "action": "synchronize", "force": True,
                      "installation_id": run.job.get("installation_id"), "delivery_id": run.job.get("delivery_id")})
     return None
+
+
+# GitHub starts no workflow for events caused by a workflow's GITHUB_TOKEN, and the sweep workflow
+# starts on `labeled`: labels set that way would request a sweep that never runs.
+SWEEP_NEEDS_APP_TOKEN = ("not set: labels set with this workflow's `GITHUB_TOKEN` start no workflow (GitHub does "
+                         "not run workflows for events that token causes), so the sweep would never start. Add the "
+                         "labels by hand, or give the recipe-review action an App token (`app-token` input).")
 
 
 def do_sweep(run: CommandRun, cmd) -> str | None:
@@ -132,6 +154,8 @@ def do_sweep(run: CommandRun, cmd) -> str | None:
                 f"`{m}`" for m in cfg.modifiers) + "."
         wanted = [lb for lb in current if lb not in owned] + [primary] + list(dict.fromkeys(mods))
     add, remove = plan_labels(current, wanted, owned)
+    if add and not getattr(run.deps, "labels_start_workflows", True):
+        return SWEEP_NEEDS_APP_TOKEN  # removing labels (`/sweep off`) needs no workflow to start
     if add:
         run.port.add_labels(run.repo, run.number, add)
     for lb in remove:
@@ -211,6 +235,145 @@ def do_ignore(run: CommandRun, cmd) -> str | None:
     return None
 
 
+FIX_SCOPES = ("changelog",)
+ADMIN_ACCEPT = ("an admin must accept the App's new `contents: write` permission (organization or account "
+                "settings → GitHub Apps → recipe-review → review the permission request)")
+
+
+def _fix_trailer(run: CommandRun) -> str:
+    return f"{render.FIX_TRAILER}: {run.job['comment_kind']}:{run.job['comment_id']}"
+
+
+def do_fix(run: CommandRun, cmd) -> str | None:
+    """`/fix` (`/fix changelog`): push one commit with the computed fix, or reply with the patch.
+
+    Nothing is written unless every check passes: the head is the one the command was given on,
+    the fix touches only files the PR changes, and GitHub lets the App write the head branch
+    (a fork with maintainer edits, `contents: write` accepted, the branch not protected). The
+    commit names the comment in a trailer, so a retried or redelivered command finds its own
+    commit on the head and pushes nothing twice. Our push is an event we cause (ignored by the
+    webhook), so the review of the new head is queued here.
+    """
+    from rules.fix import CHANGELOG_CODES, plan_fix
+
+    if len(cmd.args) > 1 or (cmd.args and cmd.args[0].lower() not in FIX_SCOPES):
+        return "say what to fix: `/fix` (everything with an automatic fix) or `/fix changelog`."
+    pull = run.snap.pull
+    expected = run.job.get("head_sha")
+    if expected and expected != pull.head_sha:
+        _remember_head(run, pull.head_sha)  # the reply names the current head: a new `/fix` means that one
+        return (f"not applied: the head moved from `{expected[:7]}` to `{pull.head_sha[:7]}` after the command. "
+                "Comment `/fix` again to fix the current head.")
+    head_commit = run.port.git_commit(run.repo, pull.head_sha)
+    if _fix_trailer(run) in head_commit.message:
+        return f"already applied in `{pull.head_sha[:7]}` (the head is the fix commit for this command)."
+    got = fetch(run.port, ReviewJob(run.repo, run.number, pull.head_sha, pull.base_sha,
+                                    installation_id=run.job.get("installation_id")), drafts=True)
+    if isinstance(got, Outcome):
+        return f"not applied: {got.reason}."
+    if not got.config.repo.fix.enabled:
+        return f"`/fix` is switched off for this repository (`fix: {{enabled: false}}` in `{CONFIG_PATH}`)."
+    only = set(CHANGELOG_CODES) if cmd.args else None
+    try:
+        result = plan_fix(got.changeset, got.config, only)
+    except Exception:  # a bug in a repair must not turn into retries and silence
+        log.exception("computing the fix failed", extra={"repo": run.repo, "pr": run.number})
+        return "not applied: computing the fix failed (an internal error, logged); nothing was changed."
+    refused = "".join(f"\n\nNot fixed automatically, `{path}`: {why}." for path, why in result.refused)
+    if not result.files:
+        left = f"\n\nStill needs a person:\n{render.fix_findings_list(result.remaining)}" if result.remaining else ""
+        return f"nothing to fix automatically on `{pull.head_sha[:7]}`.{refused}{left}"
+    changed = {f.path for f in got.files}
+    outside = [f.path for f in result.files if f.path not in changed]
+    if outside:
+        return ("not applied: the fix would also change " + ", ".join(f"`{p}`" for p in outside)
+                + ", which this PR does not change.")
+    base_hint = f"origin/{pull.base_ref} --pr-number {run.number}"
+    patch = render.patch_block(result.diff(), base_hint)
+    what = _fix_what(result)
+    head = run.port.pull_head(run.repo, run.number)
+    if not head.fork and head.ref == pull.base_ref:
+        return f"not applied: the PR's head branch is its base branch `{head.ref}`; `/fix` never writes a base branch."
+    if head.sha != pull.head_sha:
+        return (f"not applied: the head moved to `{head.sha[:7]}` while the fix was computed. "
+                "Comment `/fix` again.")
+    if head.fork and not (head.maintainer_can_modify and head.owner_type == "User"):
+        why = ("its author has not allowed edits by maintainers" if head.owner_type == "User" else
+               "it is owned by an organization, and GitHub lets only user-owned forks allow edits by maintainers")
+        return (f"this PR's branch is in the fork `{head.repo}`, and {why}, so I cannot push to it. "
+                f"Here is the fix to apply yourself:{what}{refused}\n\n{patch}")
+    try:
+        sha = _push(run, head, result, head_commit.tree)
+    except GitHubError as err:
+        reply = _push_refused(err, head)
+        if reply is None:
+            raise
+        return f"{reply}{what}{refused}\n\n{patch}"
+    _remember_head(run, sha)
+    run.deps.submit({"kind": "review", "repo": run.repo, "number": run.number, "head_sha": sha,
+                     "base_sha": pull.base_sha, "action": "synchronize", "force": True,
+                     "installation_id": run.job.get("installation_id"), "delivery_id": run.job.get("delivery_id")})
+    left = (f"\n\nStill needs a person:\n{render.fix_findings_list(result.remaining)}"
+            if result.remaining else "\n\nNothing else is left for a person; the review of the new head follows.")
+    return (f"pushed `{sha[:7]}` to `{head.repo}:{head.ref}`.{what}{refused}{_reuse_warning(run, pull.head_sha)}"
+            f"{left}")
+
+
+def _remember_head(run: CommandRun, sha: str) -> None:
+    store = getattr(run.deps, "store", None)
+    if store is not None:
+        store.set_head(run.repo, run.number, sha)
+
+
+def _fix_what(result) -> str:
+    lines = [f"- {c}" for f in result.files for c in f.changes]
+    resolves = "; ".join(result.fixed_summary())
+    return "\n\n" + "\n".join(lines) + (f"\n\nResolves: {resolves}" if resolves else "")
+
+
+def _push(run: CommandRun, head, result, base_tree: str) -> str:
+    """Blobs, one tree on top of the head's, one commit whose parent is the head, a fast-forward."""
+    paths = [f.path for f in result.files]
+    modes = run.port.tree_modes(head.repo, base_tree, paths)
+    entries = [(f.path, modes.get(f.path, "100644"), run.port.create_blob(head.repo, f.new)) for f in result.files]
+    tree = run.port.create_tree(head.repo, base_tree, entries)
+    message = render.fix_commit_message(result.fixed_summary(), {f.path: f.changes for f in result.files},
+                                        run.job["author"], run.number,
+                                        f"{run.job['comment_kind']}:{run.job['comment_id']}")
+    sha = run.port.create_commit(head.repo, message, tree, [head.sha])
+    run.port.update_ref(head.repo, head.ref, sha)
+    return sha
+
+
+def _push_refused(err: GitHubError, head) -> str | None:
+    """The reply for a write GitHub refused for good, or None when the error is worth a retry."""
+    text = str(err).lower()
+    if err.status == 422 and "fast forward" in text:
+        return ("not applied: the branch moved while the fix was being pushed (the update was not a fast-forward). "
+                "Comment `/fix` again to fix the new head.")
+    if err.status == 422 and "protected" in text:
+        return (f"not applied: the branch `{head.ref}` is protected against the App ({err}). "
+                "Here is the fix to apply yourself:")
+    if err.status in (403, 404) and head.fork:
+        return (f"GitHub did not let the App write to the fork's branch `{head.repo}:{head.ref}` ({err}), although "
+                "edits by maintainers are allowed. Here is the fix to apply yourself:")
+    if err.status == 403:
+        return f"not applied: the App may not write to this repository yet ({err}): {ADMIN_ACCEPT}. Here is the fix:"
+    return None
+
+
+def _reuse_warning(run: CommandRun, old_head: str) -> str:
+    """A finished sweep of the old head cannot be reused any more: `/reuse-sweep-run` needs the current head."""
+    runs = [r for r in run.port.workflow_runs(run.repo, old_head)
+            if (r.get("path") or "").endswith(SWEEP_WORKFLOW) and r.get("head_sha") == old_head
+            and r.get("status") == "completed" and r.get("conclusion") == "success"]
+    if not runs:
+        return ""
+    ids = ", ".join(f"[{r['id']}]({r.get('html_url', '')})" for r in runs)
+    return (f"\n\n⚠️ The finished sweep run(s) {ids} of the old head `{old_head[:7]}` can no longer be reused: "
+            "`/reuse-sweep-run` needs a run of the current head.")
+
+
 def do_explain(run: CommandRun, cmd) -> str | None:
     if not cmd.args:
         return "say which rule: `/explain RR001`."
@@ -230,4 +393,4 @@ def do_help(run: CommandRun, cmd) -> str | None:
 
 
 ACTIONS = {"review": do_review, "sweep": do_sweep, "reuse-sweep-run": do_reuse, "ignore": do_ignore,
-           "explain": do_explain, "help": do_help}
+           "explain": do_explain, "help": do_help, "fix": do_fix}

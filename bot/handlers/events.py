@@ -1,8 +1,15 @@
-"""Turn pull_request events into review jobs (validation of the payload happens here)."""
+"""Turn pull_request and check events into review jobs (validation of the payload happens here).
+
+A review runs on a push or (re)opening, on a base change (`pull_request.edited` with
+`changes.base`: the PR was retargeted, so its diff and its config changed), and on the check's
+Re-run button (`check_run.rerequested` / `check_suite.rerequested`: a forced review of that head).
+"""
 from __future__ import annotations
 
-from bot.handlers.review import REVIEW_ACTIONS
+from bot.handlers.review import RETARGET_ACTION, REVIEW_ACTIONS
+from bot.render import CHECK_RUN_NAME
 from bot.routing import Router
+from bot.sweep import GATE_CHECK_NAME
 
 router = Router()
 
@@ -41,6 +48,52 @@ def on_pull_request(payload: dict, delivery_id: str) -> list[dict]:
     return [job]
 
 
+@router.register("pull_request", RETARGET_ACTION)
+def on_edited(payload: dict, delivery_id: str) -> list[dict]:
+    """A retargeted PR is a new review (base and diff changed); a title or body edit is not."""
+    changes = payload.get("changes")
+    if not isinstance(changes, dict) or not isinstance(changes.get("base"), dict):
+        return []
+    return on_pull_request(payload, delivery_id)
+
+
+def _rerun_jobs(payload: dict, delivery_id: str, head: object, prs: object, app: object) -> list[dict]:
+    repo = _get(payload, "repository", "full_name")
+    if not isinstance(head, str) or not isinstance(repo, str) or "/" not in repo:
+        raise PayloadError("payload has a malformed head SHA or repository name")
+    inst = payload.get("installation") if isinstance(payload.get("installation"), dict) else {}
+    app = app if isinstance(app, dict) else {}
+    common = {"repo": repo, "head_sha": head, "delivery_id": delivery_id, "force": True, "action": "synchronize",
+              "installation_id": inst.get("id") if isinstance(inst.get("id"), int) else None,
+              "app_id": app.get("id") if isinstance(app.get("id"), int) else None,
+              "app_slug": app.get("slug") if isinstance(app.get("slug"), str) else None}
+    jobs = []
+    for pr in prs if isinstance(prs, list) else ():
+        number = pr.get("number") if isinstance(pr, dict) else None
+        base = ((pr.get("base") or {}).get("sha") if isinstance(pr, dict) else None)
+        if isinstance(number, int) and not isinstance(number, bool) and isinstance(base, str):
+            jobs.append({"kind": "review", "number": number, "base_sha": base, **common})
+    if not jobs:  # a fork PR's suite lists no pull requests: look them up by head SHA
+        jobs.append({"kind": "rerequest", "number": 0, **common})
+    return jobs
+
+
+@router.register("check_run", "rerequested")
+def on_check_run_rerun(payload: dict, delivery_id: str) -> list[dict]:
+    """Re-run on one of our check runs (the verdict or the sweep gate): a full review of that head."""
+    run = _get(payload, "check_run")
+    if run.get("name") not in (CHECK_RUN_NAME, GATE_CHECK_NAME):
+        return []
+    return _rerun_jobs(payload, delivery_id, run.get("head_sha"), run.get("pull_requests"), run.get("app"))
+
+
+@router.register("check_suite", "rerequested")
+def on_check_suite_rerun(payload: dict, delivery_id: str) -> list[dict]:
+    """"Re-run all checks" of our suite: a full review of that head."""
+    suite = _get(payload, "check_suite")
+    return _rerun_jobs(payload, delivery_id, suite.get("head_sha"), suite.get("pull_requests"), suite.get("app"))
+
+
 @router.register("pull_request", "labeled", "unlabeled")
 def on_label(payload: dict, delivery_id: str) -> list[dict]:
     """A label change re-evaluates labels and the sweep gate (a full review run writes only differences)."""
@@ -63,6 +116,9 @@ def _command_job(payload: dict, delivery_id: str, kind: str, comment: dict) -> l
     if not isinstance(cid, int) or not isinstance(user, str):
         raise PayloadError("payload has a malformed comment id or author")
     job.update(comment_id=cid, comment_kind=kind, body=body, author=user)
+    head = (payload.get("pull_request") or {}).get("head") if isinstance(payload.get("pull_request"), dict) else None
+    if isinstance(head, dict) and isinstance(head.get("sha"), str):
+        job["head_sha"] = head["sha"]  # the head the commenter saw (review comments and reviews carry it)
     return [job]
 
 

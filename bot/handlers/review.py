@@ -6,6 +6,13 @@ comment whose text changed (a group's list, a reworded finding); a resolve (or "
 reply) for threads whose finding is gone, and a resolve without it for threads replaced by another
 (grouped, ignored with `/ignore`, a duplicate); the `recipe-review` check run on the head; the
 summary comment (edited in place); the welcome comment (once per PR, on `opened`).
+
+The check run's lifecycle (bot/lifecycle.py): it is started `in_progress` once the PR is read (or
+set back to it by a forced re-run), completed with the verdict at the end, and, when the job fails
+for good, concluded `neutral` with the reason and what to do (bot/jobs.py). A payload whose base
+SHA GitHub does not know is reviewed against the PR's current base; a token that may not write
+check runs (`checks: write` missing) still gets the review and the summary; a token that may not
+write at all (a fork PR's read-only token) gets the computed review back as `forbidden`.
 """
 from __future__ import annotations
 
@@ -14,8 +21,8 @@ import logging
 import posixpath
 from dataclasses import dataclass, field
 
-from bot import diff, render, sweep
-from bot.github import GitHubError, GitHubPort, Snapshot
+from bot import diff, lifecycle, render, sweep
+from bot.github import FileInfo, GitHubError, GitHubPort, Snapshot
 from bot.present import problem_key
 from bot.reconcile import InlineComment, PostedComment, ReviewPlan, ignores_from, plan_review
 from rules.changeset import ChangeSet, FileChange
@@ -26,6 +33,7 @@ from rules.config import EngineConfig, Paths, RepoConfig, path_matches
 from rules.context import ReviewContext
 from rules.document import parse_yaml
 from rules.engine import Report, run
+from rules.fix import has_fix
 from rules.scripts.resolve import needed_paths, script_dirs
 
 log = logging.getLogger(__name__)
@@ -36,6 +44,9 @@ CONTENT_SUFFIXES = (".yaml", ".yml", ".sh")
 # Blob aliases per GraphQL query: keeps each response far from GitHub's size and time limits.
 BLOBS_PER_QUERY = 120
 REVIEW_ACTIONS = ("opened", "reopened", "synchronize", "ready_for_review")
+# Events that re-review a head without a push: a base change (`edited` with `changes.base`) and the
+# check's Re-run button (`check_run` / `check_suite` `rerequested`).
+RETARGET_ACTION = "edited"
 
 
 @dataclass(frozen=True)
@@ -49,6 +60,7 @@ class ReviewJob:
     delivery_id: str = ""
     force: bool = False  # `/review`: review even when nothing changed (still writes only differences)
     added_label: str | None = None  # set by a `labeled` event: this label is the most recent one
+    config_path: str = ""  # the repository config file (read from the base); "" means CONFIG_PATH
 
 
 @dataclass
@@ -58,6 +70,13 @@ class Outcome:
     report: Report | None = None
     writes: list[str] = field(default_factory=list)
     followup: tuple[str, str] | None = None  # (head_sha, base_sha) to review instead, when the head moved
+    notes: list[str] = field(default_factory=list)  # what the job could not do, and why (logs, job summary)
+    summary: str | None = None  # the summary comment's Markdown as computed (also in dry runs)
+    blocking: int = 0  # blocking findings the verdict counts (ignored ones aside), as the check run says
+    nits: int = 0
+    check_run_id: int | None = None  # the `recipe-review` check run this job started or took over
+    checks_forbidden: bool = False  # the token lacks `checks: write`: no check run is written
+    base_sha: str | None = None  # the base actually reviewed (the PR's current one when the payload's was unknown)
 
 
 def _context_dirs(paths: list[str], globs: tuple[str, ...]) -> set[str]:
@@ -84,13 +103,13 @@ def changelog_probes(merge_base: str, paths: list[str], globs) -> list[str] | No
     return None if candidates is None else [f"{merge_base}:{c}" for c in candidates]
 
 
-def load_repo_config(raw: bytes | None) -> tuple[EngineConfig, list[str]]:
+def load_repo_config(raw: bytes | None, path: str = CONFIG_PATH) -> tuple[EngineConfig, list[str]]:
     if raw is None:
         return load_config(None)
-    doc = parse_yaml(CONFIG_PATH, raw)
+    doc = parse_yaml(path, raw)
     if not doc.ok:
         config, _ = load_config(None)
-        return config, [f"{CONFIG_PATH} does not parse (line {doc.error.line or '?'}): {doc.error.message}"]
+        return config, [f"{path} does not parse (line {doc.error.line or '?'}): {doc.error.message}"]
     return load_config(doc.data)
 
 
@@ -153,9 +172,54 @@ def build_changeset(job: ReviewJob, merge_base: str, files, snap: Snapshot, path
                      context=context, tree=tree, listed=listed)
 
 
-def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = False) -> Outcome:
-    """Run one review job end to end. Raises GitHubError when GitHub fails for good."""
-    merge_base, files = port.compare(job.repo, job.base_sha, job.head_sha, job.number)
+@dataclass
+class Fetched:
+    """Everything one read of a PR gives the rules: the changeset, its config and GitHub's state."""
+
+    snap: Snapshot
+    files: list
+    merge_base: str
+    changeset: ChangeSet
+    config: EngineConfig
+    config_errors: list[str]
+    job: ReviewJob | None = None  # the job as read: its base is the PR's current one when the payload's was unknown
+
+
+def _compare(port: GitHubPort, job: ReviewJob) -> tuple[ReviewJob, str, list[FileInfo]] | Outcome:
+    """Compare base and head; when GitHub does not know the payload's base (404/422), review against
+    the PR's current base instead; when it does not know the head, follow the PR's current head."""
+    try:
+        merge_base, files = port.compare(job.repo, job.base_sha, job.head_sha, job.number)
+        return job, merge_base, files
+    except GitHubError as err:
+        if not err.permanent:
+            raise
+        pull = port.get_pull(job.repo, job.number)
+        if pull.state != "open":
+            return Outcome("skipped", f"PR is {pull.state}")
+        if pull.head_sha != job.head_sha:
+            return Outcome("dropped", f"head {job.head_sha[:7]} is unknown; the PR's head is {pull.head_sha[:7]}",
+                           followup=(pull.head_sha, pull.base_sha))
+        if pull.base_sha == job.base_sha:
+            raise
+        log.warning("base %s of the payload is unknown to GitHub (%s); reviewing against the PR's current base %s",
+                    job.base_sha[:7], err, pull.base_sha[:7],
+                    extra={"repo": job.repo, "pr": job.number, "head_sha": job.head_sha})
+        job = dataclasses.replace(job, base_sha=pull.base_sha)
+        merge_base, files = port.compare(job.repo, job.base_sha, job.head_sha, job.number)
+        return job, merge_base, files
+
+
+def fetch(port: GitHubPort, job: ReviewJob, drafts: bool = False) -> Fetched | Outcome:
+    """Read the PR at `job.head_sha` (compare + GraphQL); an Outcome when there is nothing to review.
+
+    A draft PR is read only when the repository reviews drafts, or `drafts` (a command) asks.
+    """
+    compared = _compare(port, job)
+    if isinstance(compared, Outcome):
+        return compared
+    job, merge_base, files = compared
+    config_path = job.config_path or CONFIG_PATH
     changed_paths = [f.path for f in files]
     file_blobs = []
     for f in files:
@@ -166,7 +230,7 @@ def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = Fal
         if f.status != "removed":
             file_blobs.append(f"{job.head_sha}:{f.path}")
     # The first query carries the config file (it decides what else is read) and the PR state.
-    blobs = [*file_blobs[:BLOBS_PER_QUERY - 1], f"{job.base_sha}:{CONFIG_PATH}"]
+    blobs = [*file_blobs[:BLOBS_PER_QUERY - 1], f"{job.base_sha}:{config_path}"]
     more_blobs = file_blobs[BLOBS_PER_QUERY - 1:]
     defaults = Paths()
     trees = sorted(f"{job.head_sha}:{d}" for d in _context_dirs(
@@ -190,8 +254,8 @@ def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = Fal
         return Outcome("skipped", f"PR is {pull.state}")
     if pull.head_sha != job.head_sha:
         return Outcome("dropped", f"head moved to {pull.head_sha[:7]}", followup=(pull.head_sha, pull.base_sha))
-    config, config_errors = load_repo_config(snap.blobs.get(f"{job.base_sha}:{CONFIG_PATH}"))
-    if pull.draft and not config.repo.review_drafts:
+    config, config_errors = load_repo_config(snap.blobs.get(f"{job.base_sha}:{config_path}"), config_path)
+    if pull.draft and not (config.repo.review_drafts or drafts):
         return Outcome("skipped", "draft PR")
     extra_trees = sorted(f"{job.head_sha}:{d}" for d in _context_dirs(
         changed_paths, (*config.paths.master_configs, *config.paths.runners))
@@ -220,28 +284,55 @@ def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = Fal
             changeset = dataclasses.replace(
                 build_changeset(job, merge_base, files, snap, config.paths, extra=set(needed)),
                 base_changelogs=changeset.base_changelogs)
+    return Fetched(snap, files, merge_base, changeset, config, config_errors, job)
+
+
+def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = False) -> Outcome:
+    """Run one review job end to end. Raises GitHubError when GitHub fails for good."""
+    got = fetch(port, job)
+    if isinstance(got, Outcome):
+        return got
+    snap, files, changeset, config, config_errors = got.snap, got.files, got.changeset, got.config, got.config_errors
+    job = got.job or job
+    outcome = Outcome("reviewed", base_sha=job.base_sha)
+    if not dry_run:
+        lifecycle.start(port, job, snap, outcome)  # `in_progress` while the rules run and the writes go out
     ctx = ReviewContext(changeset, config)
     report = run(changeset, config, ctx=ctx)
     facts = changelog_facts(ctx)
     posted = bot_comments(snap, bot_login)
     hunks = {f.path: diff.hunks(f.patch) for f in files}
     plan = plan_review(report.findings, hunks, posted, config.repo.max_inline_comments,
-                       ignores=ignores_of(snap, bot_login))
-    outcome = Outcome("reviewed", report=report)
+                       ignores=ignores_of(snap, bot_login), fix_offer=config.repo.fix.enabled)
+    outcome.report = report
+    view = plan.view()
+    outcome.blocking, outcome.nits = len(view.blocking), len(view.nits)
+    fixable = (frozenset(f.fingerprint for it in view.items for f in it.members if has_fix(f))
+               if config.repo.fix.enabled else frozenset())
     if dry_run:
+        outcome.summary = render.summary_comment(report, job.head_sha, view, config_errors, fixable)
         outcome.writes.append(f"dry-run: {len(plan.inline)} inline, {len(plan.edits)} edits, "
                               f"{len(plan.gone)} gone, {len(plan.replaced)} replaced")
         return outcome
-    _write_review(port, job, report, plan, outcome)
-    _write_edits(port, job, plan, outcome)
-    _close_gone(port, job, plan, outcome)
-    _write_check_run(port, job, snap, report, plan, config_errors, outcome)
-    _write_summary(port, job, snap, report, plan, config_errors, bot_login, outcome)
-    if job.action == "opened" and _marked(snap, render.WELCOME_MARKER, bot_login) is None:
-        port.create_issue_comment(job.repo, job.number, render.WELCOME)
-        outcome.writes.append("welcome")
-    labels = reconcile_labels(port, job, list(snap.pull.labels), config, outcome)
-    write_gate(port, job, snap, labels, config, facts, len(plan.view().blocking), outcome)
+    try:
+        _write_review(port, job, report, plan, outcome)
+        _write_edits(port, job, plan, outcome)
+        _close_gone(port, job, plan, outcome)
+        _write_check_run(port, job, snap, report, plan, config_errors, outcome)
+        _write_summary(port, job, snap, report, plan, config_errors, bot_login, outcome, fixable)
+        if job.action == "opened" and _marked(snap, render.WELCOME_MARKER, bot_login) is None:
+            port.create_issue_comment(job.repo, job.number, render.WELCOME)
+            outcome.writes.append("welcome")
+        labels = reconcile_labels(port, job, list(snap.pull.labels), config, outcome)
+        write_gate(port, job, snap, labels, config, facts, len(view.blocking), outcome)
+    except GitHubError as err:
+        if not err.forbidden:
+            raise
+        # The token may read but not write here (a fork PR's read-only token): the review is computed,
+        # nothing more can be written. The caller reports it (the Action: annotations + job summary).
+        outcome.status, outcome.reason = "forbidden", str(err)
+        if outcome.summary is None:
+            outcome.summary = render.summary_comment(report, job.head_sha, view, config_errors, fixable)
     return outcome
 
 
@@ -269,6 +360,8 @@ def reconcile_labels(port: GitHubPort, job: ReviewJob, labels: list[str], config
 def write_gate(port: GitHubPort, job: ReviewJob, snap: Snapshot, labels: list[str], config: EngineConfig,
                facts: sweep.ChangelogFacts, blocking: int, outcome: Outcome) -> None:
     """The `sweep-gate` check run on the head: created once a sweep label appears, then kept current."""
+    if outcome.checks_forbidden:
+        return  # no `checks: write`: lifecycle.start has said so
     gate = sweep.evaluate(labels, config.repo.labels, facts, blocking)
     output = {"title": gate.title, "summary": gate.summary()}
     mine = [c for c in snap.check_runs if c.name == sweep.GATE_CHECK_NAME]
@@ -330,17 +423,29 @@ def _close_gone(port: GitHubPort, job: ReviewJob, plan: ReviewPlan, outcome: Out
             port.resolve_thread(p.thread_id)
             outcome.writes.append(f"resolve {p.code}" + ("" if kind == "fixed" else " (replaced)"))
         except GitHubError:
-            port.reply_to_review_comment(job.repo, job.number, p.comment_id, reply)
+            try:
+                port.reply_to_review_comment(job.repo, job.number, p.comment_id, reply)
+            except GitHubError as err:
+                if err.status != 404:
+                    raise
+                outcome.notes.append(f"{p.code}: its comment {p.comment_id} was deleted; nothing to mark {kind}")
+                continue
             outcome.writes.append(f"reply {kind} {p.code}")
 
 
 def _write_check_run(port, job, snap, report, plan, config_errors, outcome) -> None:
+    if outcome.checks_forbidden:
+        return  # said once by lifecycle.start; the summary comment carries the verdict
     view = plan.view()
     conclusion = "failure" if view.blocking else "success"
     output = render.check_run_output(report, job.head_sha, view, config_errors)
+    if outcome.check_run_id is not None:  # started (or taken over) `in_progress` by this job: complete it
+        port.update_check_run(job.repo, outcome.check_run_id, conclusion, output)
+        outcome.writes.append(f"check-run complete {conclusion}")
+        return
     mine = [c for c in snap.check_runs if c.name == render.CHECK_RUN_NAME]
     if mine:
-        cr = mine[0]
+        cr = mine[-1]  # the newest, as lifecycle.start reads it
         if cr.status == "completed" and cr.conclusion == conclusion and cr.title == output["title"] \
                 and (cr.summary or "") == output["summary"]:
             return
@@ -351,12 +456,22 @@ def _write_check_run(port, job, snap, report, plan, config_errors, outcome) -> N
     outcome.writes.append(f"check-run {conclusion}")
 
 
-def _write_summary(port, job, snap, report, plan, config_errors, bot_login, outcome) -> None:
-    body = render.summary_comment(report, job.head_sha, plan.view(), config_errors)
+def _write_summary(port, job, snap, report, plan, config_errors, bot_login, outcome,
+                   fixable: frozenset[str] = frozenset()) -> None:
+    body = render.summary_comment(report, job.head_sha, plan.view(), config_errors, fixable)
+    outcome.summary = body
     existing = _marked(snap, render.SUMMARY_MARKER, bot_login)
+    if existing is not None and existing.body.strip() != body.strip():
+        try:
+            port.edit_issue_comment(job.repo, existing.id, body)
+            outcome.writes.append("summary edit")
+            return
+        except GitHubError as err:
+            if err.status != 404:
+                raise
+            # Deleted since the snapshot was read: post it again rather than lose it.
+            outcome.notes.append(f"the summary comment {existing.id} was deleted meanwhile; posted a new one")
+            existing = None
     if existing is None:
         port.create_issue_comment(job.repo, job.number, body)
         outcome.writes.append("summary create")
-    elif existing.body.strip() != body.strip():
-        port.edit_issue_comment(job.repo, existing.id, body)
-        outcome.writes.append("summary edit")

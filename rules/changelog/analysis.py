@@ -373,6 +373,11 @@ def _parse_entry(yaml: YAML, text: str) -> tuple[Any, str | None]:
     return item, None
 
 
+def parse_entry(text: str) -> tuple[Any, str | None]:
+    """(mapping, error) of one entry's text, parsed exactly as the rules parse a new entry."""
+    return _parse_entry(YAML(typ="safe", pure=True), text if text.endswith("\n") else text + "\n")
+
+
 def _key_lines(text: str, start_line: int) -> dict[str, int]:
     out: dict[str, int] = {}
     for i, line in enumerate(text.split("\n")):
@@ -698,22 +703,22 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
     for i, j in edited:
         bl = _lines(bkeys[i])
         hl = _lines(hkeys[j])
-        p, s = _trim(bl, hl)
-        b_rng, h_rng = bl[p:len(bl) - s], hl[p:len(hl) - s]
+        k, s = _trim(bl, hl)
+        b_rng, h_rng = bl[k:len(bl) - s], hl[k:len(hl) - s]
         e = h_entry(j)
         start = hblocks[j].start_line
         link_only = (len(bl) == len(hl) and all(
             x.startswith("  pr-link:") and y.startswith("  pr-link:") for x, y in zip(b_rng, h_rng)))
-        line = start + p
+        line = start + k
         end_line = start + len(hl) - s - 1
         if h_rng and b_rng:
             repl = list(b_rng)
         elif b_rng:  # lines removed from the entry: re-insert them after the line above
-            line = end_line = start + p - 1
-            repl = [hl[p - 1], *b_rng]
+            line = end_line = start + k - 1
+            repl = [hl[k - 1], *b_rng]
         else:  # lines added to the entry: replace them and the line above with the line above
-            line = start + p - 1
-            repl = [hl[p - 1]]
+            line = start + k - 1
+            repl = [hl[k - 1]]
         line, end_line, suggestion = anchored(all_lines(), line, end_line, repl)
         old = b_rng[0] if b_rng else "(nothing)"
         new = h_rng[0] if h_rng else "(line removed)"
@@ -725,12 +730,12 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
         name = be.label if be.pr_number is not None else f"`{short(be.summary)}`"
         change = HistoryChange(
             "edited", line,
-            f"Existing entry {name} was edited at line {start + p:,}: `{short(old)}` became `{short(new)}`.",
+            f"Existing entry {name} was edited at line {start + k:,}: `{short(old)}` became `{short(new)}`.",
             end_line=end_line, suggestion=suggestion,
             fix="Restore the entry byte-for-byte from the base branch; existing changelog entries are "
                 "immutable (describe corrections in a new entry).",
             evidence=(f"base entry at base line {bblocks[i].start_line:,} differs in {len(b_rng) or 1} "
-                      f"line(s) from head line {start + p:,}",))
+                      f"line(s) from head line {start + k:,}",))
         link = _PR_LINK_LINE.match(h_rng[0]).group(1).strip("'\"") if link_only and h_rng else ""
         old_link = _PR_LINK_LINE.match(b_rng[0]).group(1).strip("'\"") if link_only and b_rng else ""
         # A correction replaces a placeholder or malformed link with a canonical one; re-pointing

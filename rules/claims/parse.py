@@ -175,6 +175,20 @@ def _quantity(m: re.Match, base: int = 0) -> Quantity | None:
         grouped="," in num)
 
 
+def _by_first(items) -> dict[str, tuple]:
+    """The candidates of each first character, in their original order (the tokenizer's hot path)."""
+    out: dict[str, list] = {}
+    for item in items:
+        out.setdefault((item if isinstance(item, str) else item[0])[0], []).append(item)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+_BOUNDARY_AT = _by_first(_BOUNDARY)
+_OPS_AT = _by_first(_OPS)
+_RELS_AT = _by_first(_RELS)
+_GLUED_WORD = re.compile(r"[\w.,:'-]+")
+
+
 def tokenize(text: str) -> list[Tok]:
     """Split prose into numbers, operators, relation signs, words and punctuation."""
     text = text[:_MAX_TEXT]
@@ -189,7 +203,7 @@ def tokenize(text: str) -> list[Tok]:
             continue
         prev = text[i - 1] if i else ""
         tok: Tok | None = None
-        for b in _BOUNDARY:
+        for b in _BOUNDARY_AT.get(c, ()):
             if text.startswith(b, i):
                 tok = Tok("stop", b, i, i + len(b), ws)
                 break
@@ -208,7 +222,7 @@ def tokenize(text: str) -> list[Tok]:
                         tok = Tok("num", m.group(0), i, end, ws, q=q)
             if tok is None and c.isdigit():
                 # A number glued to letters or digits (`8k1k`, `4-48`, `0.20.1`, `TP8`) is a word.
-                w = re.compile(r"[\w.,:'-]+").match(text, i)
+                w = _GLUED_WORD.match(text, i)
                 tok = Tok("word", w.group(0), i, w.end(), ws)
         if tok is None and toks and toks[-1].kind == "num" and not ws and c in "xX" and text[i + 1: i + 2].isdigit():
             tok = Tok("op", c, i, i + 1, ws, op="*")
@@ -217,12 +231,12 @@ def tokenize(text: str) -> list[Tok]:
         if tok is None and c in "-" and ws and (i + 1 < n and text[i + 1].isspace()):
             tok = Tok("op", c, i, i + 1, ws, op="-")
         if tok is None:
-            for s, op in _OPS:
+            for s, op in _OPS_AT.get(c, ()):
                 if text.startswith(s, i):
                     tok = Tok("op", s, i, i + len(s), ws, op=op)
                     break
         if tok is None:
-            for s, rel in _RELS:
+            for s, rel in _RELS_AT.get(c, ()):
                 if text.startswith(s, i):
                     tok = Tok("rel", s, i, i + len(s), ws, op=rel)
                     break
@@ -643,11 +657,51 @@ def _across_claims(text: str, toks: list[Tok]) -> list[Claim]:
     return out
 
 
+# Necessary conditions for any claim, checked before tokenizing (most comments of a large file fail
+# them). A relation claim needs a relation token (`_RELS`: each ends in one of `=<>≈≃≤≥`, or in `~`
+# after `=`) followed, across whitespace, by a number token (`_NUM`: optional `~`, sign, then a
+# digit or `.digit`); a left side, which a word glued to the sign rules out (`TP=8`: `_side_left`);
+# and an arithmetic side, i.e. an operator token: one of `_OPS`, an `x` glued between a number and a
+# digit or standing alone, a ` - ` minus, or `of` after a percentage. An "across" claim needs a match
+# of `_ACROSS`.
+_REL_BEFORE_NUM = re.compile(r"[=<>≈≃≤≥]~?\s*(?:~\s?)?[-−]?\.?\d")
+_OPERATOR = re.compile(r"[*×·⋅÷/+−^]|\d[xX]|(?<!\S)[xX](?!\S)|(?<!\S)-\s|%\s*of")
+_NUMBER_TAILS = frozenset(UNITS) | {"k", "K"}  # what a number token may end in when its last char is a letter
+
+
+def _left_side_possible(text: str, at: int) -> bool:
+    """Whether the sign at `at` can have a left side: not at the very start, and not glued to a word.
+
+    Glued to letters, the token before the sign is a word (`TP=8`, `max_num_seqs=32`) unless the
+    letters end a number token: a unit or `k` (`8 GB=`, `48k=`), a `/per` suffix (`GB/rank=`), or they
+    follow a digit in the same run (`8GB=`). Only the plain word case is ruled out."""
+    if at == 0:
+        return False
+    c = text[at - 1]
+    if not (c.isalpha() or c == "_"):
+        return True
+    j = at - 1
+    while j >= 0 and (text[j].isalnum() or text[j] in "_.-"):
+        j -= 1
+    run = text[j + 1:at]
+    return any(ch.isdigit() for ch in run) or run in _NUMBER_TAILS or (j >= 0 and text[j] == "/")
+
+
+def _may_claim(text: str) -> bool:
+    if "across" in text and _ACROSS.search(text) is not None:
+        return True
+    if _OPERATOR.search(text) is None:
+        return False
+    return any(_left_side_possible(text, m.start()) for m in _REL_BEFORE_NUM.finditer(text))
+
+
 def find_claims(text: str) -> list[Claim]:
     """Every arithmetic claim in `text`, checked, in text order. Never raises on any str."""
-    if not isinstance(text, str) or not any(ch.isdigit() for ch in text):
+    if not isinstance(text, str):
         return []
     text = text[:_MAX_TEXT]
+    if not _may_claim(text):
+        return []  # no relation sign before a number and no "across": nothing below could yield a claim
     toks = tokenize(text)
     claims = _relation_claims(text, toks) + _across_claims(text, toks)
     claims.sort(key=lambda c: (c.rel_at, c.kind))
@@ -780,7 +834,7 @@ def _comment_claims(ctx, f, text: str) -> list[LocatedClaim]:
     from rules.comments import blocks, comments_of, touched_lines
 
     touched = touched_lines(f)
-    lines = text.split("\n")
+    lines: list[str] = []  # split only when a claim is found (most files hold none)
     out: list[LocatedClaim] = []
     for b in blocks(text, comments_of(f.path, text)):
         fresh = touched is None or any(c.line in touched for c in b.lines)
@@ -792,6 +846,8 @@ def _comment_claims(ctx, f, text: str) -> list[LocatedClaim]:
         claims = find_claims(joined)
         if not claims:
             continue
+        if not lines:
+            lines = text.split("\n")
         ann_text = lines[ann - 1] if ann else None
         if ann_text is not None and b.trailing:
             ann_text = ann_text[: b.lines[0].col]
@@ -844,7 +900,7 @@ def _description_claims(ctx) -> list[LocatedClaim]:
 
     out: list[LocatedClaim] = []
     for d in changelog_diffs(ctx):
-        head_lines = (d.head.decode("utf-8", "replace") if d.head else "").split("\n")
+        head_lines: list[str] | None = None  # decoded only when a description states a claim
         for entry in d.new_entries:
             data = entry.data if isinstance(entry.data, dict) else {}
             items = data.get("description")
@@ -857,8 +913,11 @@ def _description_claims(ctx) -> list[LocatedClaim]:
                 if not isinstance(item, str):
                     continue
                 line = lines[i] if i < len(lines) else entry.key_lines.get("description", entry.start_line)
-                raw = head_lines[line - 1] if 0 < line <= len(head_lines) else None
-                for c in find_claims(item):
+                claims = find_claims(item)
+                if claims and head_lines is None:
+                    head_lines = (d.head.decode("utf-8", "replace") if d.head else "").split("\n")
+                raw = head_lines[line - 1] if claims and 0 < line <= len(head_lines) else None
+                for c in claims:
                     suggestion = _suggest(raw, c)
                     out.append(LocatedClaim(d.path, line, c, "description", item, True,
                                             line if suggestion else None, suggestion,

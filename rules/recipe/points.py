@@ -225,25 +225,58 @@ def _plain(node: Any) -> Any:
 
 
 
+# Merge-key chains deeper than this are not followed for lines (the values are still merged).
+MAX_MERGE_DEPTH = 32
+
+
+def _merge_sources(node: Any) -> list:
+    """The mappings a `<<:` merge key pulls into `node`, in priority order."""
+    merged = getattr(node, "merge", None)
+    out = []
+    for item in merged or ():
+        src = item[1] if isinstance(item, tuple) else item  # older ruamel: (index, map) pairs
+        if isinstance(src, dict):
+            out.append(src)
+    return out
+
+
+def key_line(node: Any, key: Any, depth: int = 0) -> int | None:
+    """1-based line where `key` of a ruamel mapping is written: its own line, or, for a key that a
+    `<<:` merge key brings in, the line in the anchored mapping it comes from (chains followed)."""
+    lc = getattr(node, "lc", None)
+    data = getattr(lc, "data", None)
+    if isinstance(data, dict) and key in data:
+        pos = data[key]
+        return pos[0] + 1 if pos else None
+    if depth >= MAX_MERGE_DEPTH:
+        return None
+    for src in _merge_sources(node):
+        if key in src:
+            return key_line(src, key, depth + 1)
+    return None
+
+
 def _tree(node: Any) -> dict:
-    """A ruamel mapping as a tree whose leaves are Values carrying their key's line."""
+    """A ruamel mapping as a tree whose leaves are Values carrying their key's line.
+
+    Keys a `<<:` merge key brings in are resolved into the tree like any other key; each keeps the
+    line where it is written (in the anchored mapping), so a finding about an inherited value
+    points at the line to edit.
+    """
     out: dict = {}
     if not isinstance(node, dict):
         return out
-    lc = getattr(node, "lc", None)
     for k, v in node.items():
         key = str(k)
-        line = None
-        if lc is not None and isinstance(node, CommentedMap):
-            pos = lc.key(k)
-            line = pos[0] + 1 if pos else None
+        line = key_line(node, k) if isinstance(node, CommentedMap) else None
         if isinstance(v, dict):
             sub = _tree(v)
             out[key] = sub if sub else Value({}, line)
         elif isinstance(v, list):
             items: tuple[int | None, ...] = ()
             if isinstance(v, CommentedSeq):
-                items = tuple((v.lc.item(i)[0] + 1) if v.lc.item(i) else line for i in range(len(v)))
+                pos = getattr(v.lc, "data", {})
+                items = tuple((pos[i][0] + 1) if pos.get(i) else line for i in range(len(v)))
             out[key] = Value(plain(v), line, items)
         else:
             out[key] = Value(v, line)
@@ -373,14 +406,25 @@ def recipe_points(ctx: ReviewContext, path: str) -> list[Point]:
     return ctx.memo(("recipe", "points", path), lambda: points(ctx.head_doc(path)))
 
 
+def changed_recipe_paths(ctx: ReviewContext) -> list[str]:
+    """Changed, not removed, YAML recipes whose head parses (memoized: every recipe rule asks)."""
+
+    def compute() -> list[str]:
+        out = []
+        for f in ctx.files_of("recipes"):
+            if f.status == "removed" or not f.path.endswith((".yaml", ".yml")):
+                continue
+            if ctx.head_doc(f.path).ok:  # yaml-invalid reports the others
+                out.append(f.path)
+        return out
+
+    return ctx.memo(("recipe", "changed-paths"), compute)
+
+
 def changed_recipes(ctx: ReviewContext) -> Iterator[tuple[str, list[Point]]]:
     """(path, points) for every changed, not removed, YAML recipe whose head parses."""
-    for f in ctx.files_of("recipes"):
-        if f.status == "removed" or not f.path.endswith((".yaml", ".yml")):
-            continue
-        if not ctx.head_doc(f.path).ok:
-            continue  # yaml-invalid reports it
-        yield f.path, recipe_points(ctx, f.path)
+    for path in changed_recipe_paths(ctx):
+        yield path, recipe_points(ctx, path)
 
 
 # --- where findings go ---------------------------------------------------------------------
@@ -547,7 +591,8 @@ class Once:
 
     def add(self, key, point_name: str, item) -> None:
         if key in self._seen:
-            self._seen[key][1].append(point_name)
+            if point_name not in self._seen[key][1]:
+                self._seen[key][1].append(point_name)
         else:
             self._seen[key] = (item, [point_name])
 

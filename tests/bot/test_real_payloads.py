@@ -85,3 +85,43 @@ def test_other_real_events_are_acknowledged(sc, name):
     r = sc.deliver(event, load(name))
     assert r.status_code in (200, 202)
     assert sc.settle()["calls"] == []
+
+
+def _our_run(sc) -> dict:
+    sc.deliver("pull_request", sc.payload("opened"))
+    return next(r for r in sc.settle()["check_runs"] if r["name"] == "recipe-review")
+
+
+@pytest.mark.parametrize("name", sorted(f.name for f in EXAMPLES.glob("check_run.rerequested.*.json")))
+def test_real_check_run_rerequested_payload_rereviews_the_head(sc, name):
+    run = _our_run(sc)
+    sc.fake.reset_calls()
+    p = copy.deepcopy(load(name))
+    p["repository"]["full_name"] = demo.REPO
+    p["check_run"].update(name="recipe-review", head_sha=run["head_sha"], id=run["id"])
+    p["check_run"]["app"]["id"] = 1  # GitHub's example is another App's run; ours has the fake's id
+    p["installation"] = {"id": 1}
+    assert sc.deliver("check_run", p).json()["outcome"] == "queued"
+    state = sc.settle()
+    # The example names no PR (a fork's head): the bot finds it by the head SHA, then re-runs the review.
+    assert any(c["path"].endswith(f"/commits/{run['head_sha']}/pulls") for c in state["calls"])
+    assert [c["method"] for c in state["calls"] if c["path"].endswith(f"/check-runs/{run['id']}")] == ["PATCH", "PATCH"]
+
+
+@pytest.mark.parametrize("name", sorted(f.name for f in EXAMPLES.glob("check_suite.rerequested.*.json")))
+def test_real_check_suite_rerequested_payload_rereviews_its_prs(sc, name):
+    run = _our_run(sc)
+    sc.fake.reset_calls()
+    p = copy.deepcopy(load(name))
+    p["repository"]["full_name"] = demo.REPO
+    suite = p["check_suite"]
+    suite["head_sha"] = run["head_sha"]
+    suite["app"]["id"] = 1
+    for pr in suite["pull_requests"]:
+        pr["number"] = demo.PR_NUMBER
+        pr["head"]["sha"] = run["head_sha"]
+        pr["base"]["sha"] = sc.payload("opened")["pull_request"]["base"]["sha"]
+    p["installation"] = {"id": 1}
+    assert sc.deliver("check_suite", p).json()["outcome"] == "queued"
+    state = sc.settle()
+    assert [c["method"] for c in state["calls"] if c["path"].endswith(f"/check-runs/{run['id']}")] == ["PATCH", "PATCH"]

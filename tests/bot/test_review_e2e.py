@@ -37,7 +37,12 @@ def test_opened_posts_the_4867_review(sc):
     assert len(summaries) == 1 and len(welcomes) == 1
     assert "### Checks that passed" in summaries[0]["body"]
     assert "中文" in welcomes[0]["body"]
-    assert len(state["calls"]) <= 6, [f"{c['method']} {c['path']}" for c in state["calls"]]
+    # compare, one GraphQL read, the check run started in_progress, the review, the check run completed,
+    # the summary, the welcome: 7 (the in_progress start is the seventh).
+    assert len(state["calls"]) <= 7, [f"{c['method']} {c['path']}" for c in state["calls"]]
+    check_calls = [(c["method"], c["path"].rsplit("/", 1)[-1] if c["method"] == "POST" else "id")
+                   for c in state["calls"] if "/check-runs" in c["path"]]
+    assert check_calls == [("POST", "check-runs"), ("PATCH", "id")]  # started, then completed
 
 
 def test_redelivery_and_same_head_synchronize_write_nothing(sc):

@@ -127,3 +127,39 @@ def test_reuse_records_a_successful_full_sweep(sc):
     assert any("run 101 is completed/failure" in b for b in bodies)
     recorded = [b for b in bodies if "recipe-review:reuse:" in b]
     assert len(recorded) == 1 and "recipe-review:reuse:102" in recorded[0]
+
+
+def test_sweep_uses_the_label_names_of_the_repository_config(tmp_path):
+    """`/sweep` reads `.github/recipe-review.yml` from the base branch, like the review does."""
+    import subprocess
+
+    from bot import demo
+    from fakegithub.server import FakeGitHub
+    from tests.bot.scenario import BotHarness
+
+    repo = tmp_path / "repo"
+    base, head = demo.build_repo(repo)
+    cfg = repo / ".github" / "recipe-review.yml"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text("labels:\n  primary: [bench-fast, bench-full]\n  reusable: [bench-full]\n")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run(git + ["checkout", "-q", base], check=True)
+    subprocess.run(git + ["add", ".github/recipe-review.yml"], check=True)
+    subprocess.run(git + ["commit", "-qm", "custom sweep labels"], check=True)
+    fake = FakeGitHub(repo, repo=demo.REPO, collaborators={"writer": "write"})
+    fake.add_pr(demo.PR_NUMBER, base=base, head=head, author="contributor", title=demo.TITLE)
+    url = fake.start()
+    harness = BotHarness(tmp_path, url, demo.PR_NUMBER)
+    try:
+        c = harness.http.post(f"{url}/_fake/comments", json={
+            "number": demo.PR_NUMBER, "user": "writer", "body": "/sweep bench-fast", "kind": "issue"}, timeout=10)
+        c.raise_for_status()
+        payload = harness.http.get(f"{url}/_fake/webhook/issue_comment", params={
+            "number": demo.PR_NUMBER, "action": "created", "comment_id": c.json()["id"]}, timeout=10).json()
+        harness.deliver("issue_comment", payload)
+        state = harness.settle()
+        assert state["labels"].get(PR) == ["bench-fast"]
+        assert not replies(state), "an accepted /sweep gets reactions, not a reply"
+    finally:
+        harness.close()
+        fake.stop()

@@ -66,3 +66,32 @@ def test_cli_usage_error_exits_2_with_the_message(tmp_path):
     proc = subprocess.run([*CLI, "fake-github", "--repo-dir", str(tmp_path)],
                           capture_output=True, text=True, timeout=30)
     assert proc.returncode == 2 and "is not a git repository" in proc.stderr
+
+
+def test_cli_contract_holds_the_server_to_githubs_descriptions(git_repo):
+    """`--contract DIR`: a body GitHub's OpenAPI request schema rejects is refused with GitHub's 422."""
+    from tests.conftest import GITHUB_API_DESCRIPTIONS
+
+    if not GITHUB_API_DESCRIPTIONS.is_dir():
+        pytest.skip("GitHub's API descriptions are not present (../shared/github/api)")
+    git_repo.commit({"a.yaml": "a: 1\n"}, "feature", branch="feature")
+    proc = subprocess.Popen([*CLI, "fake-github", "--port", "0", "--repo-dir", str(git_repo.path),
+                             "--pr", "3:main..feature", "--contract", str(GITHUB_API_DESCRIPTIONS)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = proc.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:"), proc.stderr.read()
+        h = {"Authorization": "token x"}
+        bad = requests.post(f"{url}/repos/octo/bench/issues/3/comments", json={"text": "hi"}, headers=h, timeout=30)
+        assert bad.status_code == 422 and "'body' is a required property" in bad.json()["message"]
+        ok = requests.post(f"{url}/repos/octo/bench/issues/3/comments", json={"body": "hi"}, headers=h, timeout=30)
+        assert ok.status_code == 201
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=10)
+
+
+def test_cli_contract_needs_a_directory(git_repo, tmp_path):
+    with pytest.raises(UsageError) as err:
+        run_in_process(["fake-github", "--repo-dir", str(git_repo.path), "--contract", str(tmp_path / "nope")])
+    assert "--contract expects a directory" in str(err.value)

@@ -75,7 +75,7 @@ def test_pull_request_comments_and_review_threads(scene, github_client, http):
           comments(first: 10) { nodes { id databaseId body author { login } createdAt }
                                 pageInfo { hasNextPage endCursor } }
           reviewThreads(first: 10) { nodes { id isResolved path line
-              comments(first: 10) { nodes { id databaseId body author { login } path } } }
+              comments(first: 10) { nodes { id fullDatabaseId body author { login } path } } }
             pageInfo { hasNextPage endCursor } } } } }""")
     p = data["data"]["repository"]["pullRequest"]
     assert (p["state"], p["headRefOid"], p["baseRefOid"], p["author"]["login"]) == (
@@ -85,7 +85,7 @@ def test_pull_request_comments_and_review_threads(scene, github_client, http):
     threads = p["reviewThreads"]["nodes"]
     assert [(t["path"], t["line"], [c["body"] for c in t["comments"]["nodes"]]) for t in threads] == [
         ("config.yaml", 5, ["t1", "t1 reply"]), ("new.yaml", 2, ["t2"])]
-    assert threads[0]["comments"]["nodes"][0]["databaseId"] == root.id
+    assert threads[0]["comments"]["nodes"][0]["fullDatabaseId"] == str(root.id)  # a BigInt: a string
     rest_ids = {c["id"] for c in scene.fake.state()["issue_comments"]}
     assert {c["databaseId"] for c in p["comments"]["nodes"]} == rest_ids
 
@@ -195,3 +195,18 @@ def test_graphql_has_its_own_rate_limit_resource(scene, http):
 def test_graphql_rejects_bad_json(scene, http):
     r = http.post(f"{scene.fake.url}/graphql", data=b"{not json", headers={"Content-Type": "application/json"})
     assert r.status_code == 400 and r.json()["message"] == "Problems parsing JSON"
+
+
+def test_deprecated_review_comment_database_id_is_refused_under_githubs_schema(scene, http):
+    """`PullRequestReviewComment.databaseId` is deprecated for removal; under GitHub's published schema
+    the fake refuses it now (GitHub will on the removal date). Without the schema it still answers."""
+    from fakegithub import contract
+
+    query = ('query { repository(owner: "octo", name: "bench") { pullRequest(number: 1) { '
+             'reviewThreads(first: 5) { nodes { comments(first: 5) { nodes { databaseId } } } } } } }')
+    body = http.post(f"{scene.fake.url}/graphql", json={"query": query}).json()
+    if contract.default() is None:
+        assert "errors" not in body
+        pytest.skip("GitHub's API descriptions are not present (../shared)")
+    assert "data" not in body and body["errors"][0]["extensions"]["code"] == "deprecatedField"
+    assert "PullRequestReviewComment.databaseId is deprecated" in body["errors"][0]["message"]

@@ -21,10 +21,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT / ".." / "shared" / "inferencex"
 
-# Strict recall measured when this test was written: 52 caught of 173 evaluable in-scope findings.
+# Strict recall measured when this test was written: 52 caught of 173 evaluable in-scope findings;
+# 57 of 173 with the engine-semantics rules (RR210–RR221, notes/engine-semantics.md).
 # Each issue that adds rules (or maps a category to a rule in CATEGORY_RULES) raises it to the new
 # measured figure; it never goes down without a written reason.
-FLOOR = 0.30057803  # 52 / 173
+FLOOR = 0.32947976  # 57 / 173 (engine-semantics rules, issue #11)
 
 pytestmark = pytest.mark.shared
 

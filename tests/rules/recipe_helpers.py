@@ -106,3 +106,73 @@ def spec(k: int) -> dict:
 
 def ladder(step: int, top: int, prefill=(256, 512, 1024, 2048, 4096, 8192)) -> list[int]:
     return list(range(step, top + 1, step)) + list(prefill)
+
+
+def _yaml_lines(value, indent: int) -> list[str]:
+    pad = " " * indent
+    out = []
+    for k, v in value.items():
+        if isinstance(v, dict):
+            out.append(f"{pad}{k}:")
+            out += _yaml_lines(v, indent + 2)
+        elif isinstance(v, list):
+            out.append(f"{pad}{k}: {json.dumps(v)}")
+        elif isinstance(v, bool):
+            out.append(f"{pad}{k}: {json.dumps(v)}")
+        elif isinstance(v, str) and (v.startswith("{") or v.startswith("[")):
+            out.append(f"{pad}{k}: '{v}'")
+        elif isinstance(v, str):
+            out.append(f"{pad}{k}: {json.dumps(v)}")
+        elif v is None:
+            out.append(f"{pad}{k}: null")
+        else:
+            out.append(f"{pad}{k}: {v}")
+    return out
+
+
+def srt(engine: str = "sglang", roles: dict | None = None, resources: dict | None = None,
+        benchmark: dict | None = None, env: dict | None = None, container: str | None = None,
+        name: str = "test", backend: dict | None = None) -> str:
+    """An srt-slurm recipe: `roles` maps prefill/decode/aggregated to engine args (dicts become
+    nested YAML; dict values of vLLM JSON args are written as JSON strings)."""
+    doc: dict = {"name": name}
+    if container:
+        doc["model"] = {"path": "example/model", "container": container}
+    doc["resources"] = {"gpu_type": "gb200", "gpus_per_node": 4, **(resources or {})}
+    be: dict = {"type": engine, **(backend or {})}
+    for role, e in (env or {}).items():
+        be[f"{role}_environment"] = e
+    cfg = {}
+    for role, args in (roles or {}).items():
+        out = {}
+        for k, v in args.items():
+            if engine == "vllm" and isinstance(v, dict) and k in ("compilation-config", "speculative-config", "kv-transfer-config"):
+                out[k] = json.dumps(v, separators=(",", ":"))
+            else:
+                out[k] = v
+        cfg[role] = out
+    be[f"{engine}_config"] = cfg
+    doc["backend"] = be
+    if benchmark is not None:
+        doc["benchmark"] = benchmark
+    return "\n".join(_yaml_lines(doc, 0)) + "\n"
+
+
+def mc_row(key: str, recipe: str, prefill: dict | None = None, decode: dict | None = None, conc=(64,),
+           extra: str = "") -> bytes:
+    """A multinode master row whose prefill role names `recipe` (CONFIG_FILE=recipes/<recipe>)."""
+    def block(name, labels):
+        lines = [f"        {name}:"] + [f"          {k}: {json.dumps(v)}" for k, v in labels.items()]
+        if name == "prefill":
+            lines += ["          additional-settings:", f"          - \"CONFIG_FILE=recipes/{recipe}\""]
+        return lines
+    lines = [f"{key}:", "  image: lmsysorg/sglang:v0.5.12", "  runner: gb200-nv", "  multinode: true",
+             "  scenarios:", "    fixed-seq-len:", "    - isl: 1024", "      osl: 1024", "      search-space:",
+             f"      - conc-list: {json.dumps(list(conc))}"]
+    lines += block("prefill", prefill or {"num-worker": 1, "tp": 4, "ep": 1, "dp-attn": False})
+    lines += block("decode", decode or {"num-worker": 1, "tp": 4, "ep": 1, "dp-attn": False})
+    return ("\n".join(lines) + "\n" + extra).encode()
+
+
+MN_PATH = "benchmarks/multi_node/srt-slurm-recipes/sglang/model/8k1k/disagg-1p1d.yaml"
+NV_MASTER = "configs/nvidia-master.yaml"

@@ -1,5 +1,7 @@
 """Comment scanning (YAML and shell), added lines, and the shell command model."""
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rules.changeset import FileChange
 from rules.comments import added_lines, blocks, shell_comments, touched_lines, yaml_comments
@@ -72,3 +74,68 @@ def test_garbage_patch_has_no_added_lines():
 def test_touched_lines_of_added_file_is_everything():
     assert touched_lines(FileChange("a.yaml", "added", head=b"a\nb\n")) == frozenset({1, 2, 3})
     assert touched_lines(FileChange("a.yaml", "modified", head=b"a\n")) is None
+
+
+def _plain_comment_col(raw, quote):
+    """The character-by-character definition the fast `_yaml_comment_col` must agree with."""
+    i, n, prev = 0, len(raw), None
+    while i < n:
+        c = raw[i]
+        if quote == "'":
+            if c == "'" and i + 1 < n and raw[i + 1] == "'":
+                i += 2
+                continue
+            if c == "'":
+                quote, prev = None, c
+            i += 1
+            continue
+        if quote == '"':
+            if c == "\\":
+                i += 2
+                continue
+            if c == '"':
+                quote, prev = None, c
+            i += 1
+            continue
+        if c == "#" and (i == 0 or raw[i - 1] in " \t"):
+            return i, None
+        if c in "'\"" and (prev is None or prev in "[{," or (prev in ":-?" and raw[i - 1] in " \t")):
+            quote = c
+        elif c not in " \t":
+            prev = c
+        i += 1
+    return None, quote
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet="a #'\"\\\t:-?[{,x", max_size=30), st.sampled_from([None, "'", '"']))
+def test_fast_comment_column_matches_the_plain_scan(raw, quote):
+    from rules.comments import _yaml_comment_col
+
+    assert _yaml_comment_col(raw, quote) == _plain_comment_col(raw, quote)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet="ab: -#'\"|>\n\n  \t?[]{},x1", max_size=120))
+def test_skipping_plain_lines_loses_no_comment(text):
+    """The scan jumps over lines without `#`, quotes, `|` or `>`; visiting every line finds the same."""
+    from rules.comments import _yaml_comment_col, _yaml_comments, _BLOCK_SCALAR, _comment_text
+
+    expected, quote, block = [], None, None
+    for no, raw in enumerate(text.split("\n"), start=1):
+        stripped = raw.lstrip(" ")
+        indent = len(raw) - len(stripped)
+        if block is not None:
+            if not stripped.strip() or indent > block:
+                continue
+            block = None
+        if quote is None and stripped.startswith("#"):
+            expected.append((no, indent, _comment_text(raw, indent)[0], True))
+            continue
+        col, quote = _plain_comment_col(raw, quote)
+        code = raw[:col] if col is not None else raw
+        if col is not None:
+            expected.append((no, col, _comment_text(raw, col)[0], False))
+        if quote is None and _BLOCK_SCALAR.search(code.rstrip()):
+            block = indent
+    assert [(c.line, c.col, c.text, c.full) for c in _yaml_comments.__wrapped__(text)] == expected

@@ -15,6 +15,7 @@ usual cause, and none of the numbers inside can be checked until it parses.
 ## Fix
 Write strict JSON: double-quoted keys and strings, no trailing comma, `true`/`false`/`null`.
 """
+import re
 from collections.abc import Iterator
 
 from rules.config import RuleOptions
@@ -27,10 +28,16 @@ NAME = "json-arg-invalid"
 SEVERITY = Severity.BLOCKING
 
 
+# A `{{ name }}` template placeholder is filled in before launch; it is not JSON to judge.
+_TEMPLATE = re.compile(r"^\{\{.*\}\}$", re.S)
+
+
 def _json_like(name: str, v: Value) -> bool:
     if not isinstance(v.value, str):
         return False
     text = v.value.strip()
+    if _TEMPLATE.match(text) and name not in JSON_ARGS:
+        return False
     return name in JSON_ARGS or text.startswith("{") or (text.startswith("[") and text.endswith("]"))
 
 

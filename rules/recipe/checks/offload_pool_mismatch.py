@@ -1,14 +1,21 @@
-"""Flags a CPU KV-offload pool whose byte counts disagree with each other or with `TOTAL_CPU_DRAM_GB`.
+"""Flags a host KV-offload pool whose byte counts disagree with each other or with `TOTAL_CPU_DRAM_GB`.
 
-For a `kv-transfer-config` whose `kv_connector_extra_config` sizes a host pool (vLLM's
-`SimpleCPUOffloadConnector`), per point and role:
+For pools the repository sizes from the DRAM budget (vLLM's `SimpleCPUOffloadConnector` in
+`kv-transfer-config`, LMCache's `LMCACHE_MAX_LOCAL_CPU_SIZE`), per point and role:
 
-- `cpu_bytes_to_use_per_rank × ranks = cpu_bytes_to_use` when both are set;
-- the pool in decimal GB, floored, equals the point's `TOTAL_CPU_DRAM_GB` when the recipe states it.
+- `cpu_bytes_to_use_per_rank × ranks = cpu_bytes_to_use` when both are set. Ranks are the
+  engine instance's, from its parallelism (TP × DP × PP × PCP), so DP8 over two 4-GPU nodes has
+  8 ranks; a `cpu_bytes_to_use` written as one node's total (per-rank × the instance's ranks on
+  a node, the older convention) also passes. vLLM uses the per-rank value when it is set.
+- the pool **on one node** (per-rank size × the instance's ranks on that node), in decimal GB,
+  floored, equals the point's `TOTAL_CPU_DRAM_GB`, which the planner computes per node
+  (`generate_sweep_configs.py` `agentic_dram_offload_gb`: one server node's share of host DRAM).
 
-Ranks are the role's GPUs on one node: tensor × data × pipeline (× prefill-context) parallel
-size, capped at `resources.gpus_per_node`, because the budget is one host's DRAM. Sizes written
-as `@dram.…` references are bound by the launcher and pass.
+When the pool disagrees, the finding goes on the value out of line: the pool, the budget, the
+master's `dram-utilization` and an `N GB` comment beside them vote, and a pool that the others
+outvote is flagged here with a suggestion; a budget the others outvote is left to
+`dram-budget-mismatch`. Only an even split names both. Sizes written as `@dram.…` references are
+bound by the launcher and pass.
 
 ## Why it matters
 The pool is pinned host memory. A per-rank size that does not add up to the budget either
@@ -20,102 +27,104 @@ hours into the sweep, or a published result for a different pool than the change
     TOTAL_CPU_DRAM_GB: '898'        # 224,875,000,000 × 8 = 1,799.0 GB
 
 ## Fix
-Derive the per-rank size from the budget: TOTAL_CPU_DRAM_GB × 10^9 / ranks (rounded down), or
-state the budget the pool actually uses.
+Derive the per-rank size from the budget: TOTAL_CPU_DRAM_GB × 10^9 / ranks on a node (rounded
+down), or state the budget the pool actually uses.
 """
 from collections.abc import Iterator
+from fractions import Fraction
 
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.recipe.points import Once, Point, Role, anchor, as_int, changed_recipes, fmt, parallelism, points_note, where
+from rules.recipe.engine_settings import DRAM_ENV, GB, changed_settings, fmt, suggest_number, where
+from rules.recipe.host_memory import BUDGET, POOL, agreements, node_pool
+from rules.recipe.points import Once, anchor, points_note
 
 CODE = "RR205"
 NAME = "offload-pool-mismatch"
 SEVERITY = Severity.BLOCKING
 PER_RANK, TOTAL = "cpu_bytes_to_use_per_rank", "cpu_bytes_to_use"
-DRAM_ENV = "TOTAL_CPU_DRAM_GB"
-
-
-def pool_config(role: Role) -> dict | None:
-    """The connector extra config that sizes a host pool (also inside a MultiConnector)."""
-    cfg = role.json_dict("kv-transfer-config")
-    stack = [cfg]
-    while stack:
-        cur = stack.pop()
-        extra = cur.get("kv_connector_extra_config")
-        if isinstance(extra, dict) and (PER_RANK in extra or TOTAL in extra):
-            return extra
-        for sub in (extra or {}).get("connectors", []) if isinstance(extra, dict) else []:
-            if isinstance(sub, dict):
-                stack.append(sub)
-    return None
-
-
-def ranks_on_node(point: Point, role: Role) -> tuple[int, str] | None:
-    par = parallelism(role)
-    if par is None:
-        return None
-    gpn = point.gpus_per_node
-    if gpn and par.gpus > gpn:
-        return gpn, f"{par.arith}, {gpn} per node"
-    return par.gpus, par.arith
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
-    for path, points in changed_recipes(ctx):
+    for path, bps in changed_settings(ctx):
         bad, good, skipped = Once(), Once(), Once()
-        for point in points:
-            for role in point.roles:
-                extra = pool_config(role)
-                if extra is None:
-                    continue
-                w = where(point, role)
-                line = role.arg("kv-transfer-config").line
-                per_raw, tot_raw = extra.get(PER_RANK), extra.get(TOTAL)
-                if any(isinstance(v, str) and v.startswith("@dram.") for v in (per_raw, tot_raw)):
-                    good.add((line, "ref"), point.name, f"{w}: pool sized by `@dram` reference (bound at launch)")
-                    continue
-                per, tot = as_int(per_raw), as_int(tot_raw)
-                rk = ranks_on_node(point, role)
-                if per is None and tot is None:
-                    continue
-                if rk is None and per is not None:
-                    skipped.add((line, "ranks"), point.name, f"{w}: rank count unknown (no parallel sizes), pool not checked")
-                    continue
-                ranks, ranks_arith = rk if rk else (None, "")
-                steps = []
-                if per is not None and tot is not None:
-                    if per * ranks != tot:
-                        msg = (f"{PER_RANK} `{fmt(per)}` × {ranks} ranks = {fmt(per * ranks)} B, "
-                               f"but {TOTAL} is `{fmt(tot)}`")
-                        bad.add((line, msg), point.name, (w, (line,), msg,
-                                f"Set {TOTAL} to {per * ranks} or {PER_RANK} to {tot // ranks}.",
-                                (f"ranks = {ranks_arith}",)))
+        for bp in bps:
+            agreed = {id(a.np.pool): a for a in agreements(ctx, bp)}
+            for es in bp.roles:
+                for pool in es.pools:
+                    if pool.kind not in ("simple-cpu", "lmcache"):
                         continue
-                    steps.append(f"{fmt(per)} B/rank × {ranks} = {fmt(tot)} = {TOTAL}")
-                pool = tot if tot is not None else per * ranks
-                if per is not None and tot is None:
-                    steps.append(f"{fmt(per)} B/rank × {ranks} ({ranks_arith}) = {fmt(pool)} B")
-                env = point.env(DRAM_ENV)
-                stated = as_int(env.value) if env is not None else None
-                if env is None or stated is None:
-                    good.add((line, tuple(steps), "nobudget"), point.name,
-                             f"{w}: {'; '.join(steps) or fmt(pool) + ' B'} ({DRAM_ENV} not stated in the recipe)")
-                    continue
-                gb = pool // 10**9
-                if gb != stated:
-                    msg = (f"the offload pool is {fmt(pool)} B = {fmt(pool / 1e9)} GB, "
-                           f"but {DRAM_ENV} is `{stated}`")
-                    fix = (f"Set {PER_RANK} to {stated * 10**9 // ranks} ({stated} × 10^9 / {ranks})"
-                           if per is not None and ranks else f"Set {TOTAL} to {stated * 10**9}")
-                    bad.add((line, env.line, msg), point.name, (w, (line, env.line), msg, fix + f", or {DRAM_ENV} to {gb}.",
-                            tuple(steps) + (f"{DRAM_ENV} = {stated} (line {env.line})",)))
-                    continue
-                good.add((line, env.line, tuple(steps)), point.name,
-                         f"{w}: {'; '.join(steps)} = {fmt(pool / 1e9)} GB → {gb} = {DRAM_ENV} {stated}")
-        for (w, lines, msg, fix, evidence), names in bad.items():
-            yield Problem(path, anchor(ctx, path, *lines), f"{w}: {msg}{points_note(names)}.", fix=fix, evidence=evidence)
+                    w = where(bp, es)
+                    if pool.ref:
+                        good.add((pool.line, "ref"), bp.name, f"{w}: pool sized by `@dram` reference (bound at launch)")
+                        continue
+                    if pool.per_rank is None:
+                        skipped.add((pool.line, pool.unresolved), bp.name, f"{w}: pool size unknown: {pool.unresolved}")
+                        continue
+                    if es.parallel_unknown is not None:
+                        skipped.add((pool.line, "ranks"), bp.name,
+                                    f"{w}: rank count unknown ({es.parallel_unknown}), pool not checked")
+                        continue
+                    steps = []
+                    if pool.kind == "simple-cpu" and pool.total is not None and PER_RANK in pool.written:
+                        inst, node = es.instance_ranks, es.ranks_on_node()
+                        per, tot = pool.per_rank, pool.total
+                        if tot == per * inst:
+                            steps.append(f"{fmt(per)} B/rank × {inst} ranks ({es.parallel_arith}) = {fmt(tot)} = {TOTAL}")
+                        elif node != inst and tot == per * node:
+                            steps.append(f"{fmt(per)} B/rank × {node} ranks on a node = {fmt(tot)} = {TOTAL} (one node's total)")
+                        else:
+                            msg = (f"{PER_RANK} `{fmt(per)}` × {inst} ranks ({es.parallel_arith}) = {fmt(per * inst)} B, "
+                                   f"but {TOTAL} is `{fmt(tot)}`")
+                            sug = suggest_number(ctx, path, pool.line, tot, per * inst)
+                            bad.add((pool.line, msg), bp.name, (w, (pool.line,), msg,
+                                    f"Set {TOTAL} to {per * inst} or {PER_RANK} to {tot // inst}.", sug,
+                                    (f"ranks = {es.parallel_arith}",)))
+                            continue
+                    np = node_pool(es, pool)
+                    steps.append(np.arith)
+                    a = agreed.get(id(pool))
+                    if a is None or a.budget is None:
+                        good.add((pool.line, tuple(steps), "nobudget"), bp.name,
+                                 f"{w}: {'; '.join(steps)} ({DRAM_ENV} not stated in the recipe)")
+                        continue
+                    gb = a.claims[0].value
+                    if gb == a.budget:
+                        good.add((pool.line, a.budget_line, tuple(steps)), bp.name,
+                                 f"{w}: {'; '.join(steps)} → {gb} = {DRAM_ENV} {a.budget}")
+                        continue
+                    votes = "; ".join(f"{c.what} {c.value}" + (f" (line {c.line})" if c.line and c.path == path else "")
+                                      for c in a.claims)
+                    if a.agreed is not None and not a.blames(POOL):
+                        # The pool agrees with the others; the budget is the value out of line.
+                        good.add((pool.line, "agrees", a.agreed), bp.name,
+                                 f"{w}: {'; '.join(steps)} → {gb} agrees with {votes}; {BUDGET} is out of line "
+                                 "(reported by dram-budget-mismatch)")
+                        continue
+                    target = a.agreed if a.agreed is not None else a.budget
+                    msg = f"the offload pool on a node is {fmt(np.bytes)} B = {fmt(np.gb)} GB, but {DRAM_ENV} is `{a.budget}`"
+                    new_per = target * GB // np.ranks
+                    if pool.kind == "lmcache":
+                        new_size = fmt(Fraction(target * GB, np.ranks * 2**30))
+                        fix = f"Set LMCACHE_MAX_LOCAL_CPU_SIZE to {new_size} GiB ({target} GB / {np.ranks} ranks)"
+                        sug = None
+                    else:
+                        fix = f"Set {PER_RANK} to {new_per} ({target} × 10^9 / {np.ranks} ranks on a node)"
+                        sug = suggest_number(ctx, path, pool.line, pool.per_rank, new_per) if PER_RANK in pool.written else None
+                    if a.agreed is None:
+                        fix += f", or {DRAM_ENV} to {gb}"
+                        lines = (pool.line, a.budget_line)
+                        sug = None
+                    else:
+                        lines = (pool.line,)
+                        msg += f" ({votes}: the pool is the value out of line)"
+                    bad.add((pool.line, a.budget_line, msg), bp.name,
+                            (w, lines, msg, fix + ".", sug, tuple(steps) + (f"{DRAM_ENV} = {a.budget} (line {a.budget_line})",)))
+        for (w, lines, msg, fix, sug, evidence), names in bad.items():
+            line = lines[0] if len(lines) == 1 else anchor(ctx, path, *lines)
+            yield Problem(path, line, f"{w}: {msg}{points_note(names)}.", fix=fix,
+                          suggestion=sug if line == lines[0] else None, evidence=evidence)
         for g, names in good.items():
             yield Passed(f"{path}: {g}{points_note(names)} ✓", path=path)
         for s, names in skipped.items():

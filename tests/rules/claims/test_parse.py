@@ -155,3 +155,33 @@ def test_never_raises(text):
 
 def test_huge_input_is_bounded():
     assert isinstance(find_claims("1 x 2 = 2 " * 50_000), list)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.text(alphabet="0123456789 ,.xX×*/+-−^=~≈≃≤≥<>()%kGBiMTP_#v:abcofrsn\n\t", max_size=60))
+def test_the_prefilter_only_skips_text_without_claims(text):
+    """find_claims skips tokenizing text that fails `_may_claim`; the full parse must agree it holds none."""
+    from rules.claims import parse
+
+    if not parse._may_claim(text):
+        toks = parse.tokenize(text)
+        assert parse._relation_claims(text, toks) + parse._across_claims(text, toks) == []
+
+
+@pytest.mark.parametrize("text", [
+    "4 x 8 = 32", "a 4x8=32 b", "4 * 8 =~ 32", "4 * 8 ≈ ~32", "4 GB + 4 GB <= .8 GB", "2 = 4 - 2",
+    "50% of 8 = 4", "112 GB per rank, 896 GB across the 8 ranks", "tp 2 * 4 =\n8",
+])
+def test_the_prefilter_admits_claims(text):
+    from rules.claims import parse
+
+    assert parse._may_claim(text) and find_claims(text)
+
+
+@pytest.mark.parametrize("text", ["TP=8 * 2", "max_num_seqs=32 x 2", "EP=12: 15P+3D", "dram-gb=3000 + 1"])
+def test_the_prefilter_skips_signs_glued_to_words(text):
+    from rules.claims import parse
+
+    assert not parse._may_claim(text)
+    toks = parse.tokenize(text)
+    assert parse._relation_claims(text, toks) == []

@@ -61,3 +61,50 @@ def test_point_inside_the_master_concurrencies_is_still_judged():
     assert text != SCHEMA2
     r = review(text, [rule], path=SCHEMA2_PATH, context={MASTER_PATH: master(0.2994)})
     assert [f.code for f in r.findings] == ["RR206"] and "`897`" in r.findings[0].message
+
+
+def _c4_budget(text: str, value: str, comment: bool = True) -> str:
+    """Point override_c4 with its TOTAL_CPU_DRAM_GB set to `value` (and an `898 GB` comment on its pool)."""
+    head, tail = text.split("override_c4:", 1)
+    if comment:
+        tail = tail.replace('"lazy_offload":false}}\'', '"lazy_offload":false}}\'  # 898 GB pool', 1)
+    tail = tail.replace("TOTAL_CPU_DRAM_GB: '898'", f"TOTAL_CPU_DRAM_GB: '{value}'", 1)
+    return head + "override_c4:" + tail
+
+
+def test_the_value_out_of_line_carries_the_finding_and_its_fix():
+    # Pool 898 GB, its comment 898 GB, dram-utilization 0.2994 × 3,000 GB → 898, but TOTAL_CPU_DRAM_GB '989'.
+    from rules.recipe.checks import offload_pool_mismatch as pool_rule
+
+    text = _c4_budget(SCHEMA2, "989")
+    r = review(text, [rule, pool_rule], path=SCHEMA2_PATH, base=_c4_budget(SCHEMA2, "898"),
+               context={MASTER_PATH: master(0.2994)})
+    line = line_of(text, "TOTAL_CPU_DRAM_GB: '989'")
+    assert codes(r) == [("RR206", line)]
+    f = r.findings[0]
+    assert "TOTAL_CPU_DRAM_GB is the value out of line" in f.message
+    assert f.suggestion.strip() == "TOTAL_CPU_DRAM_GB: '898'"
+    assert any("agrees with" in c.detail and c.code == "RR205" for c in r.checks)
+
+
+def test_a_pool_out_of_line_is_the_pool_rules():
+    from rules.recipe.checks import offload_pool_mismatch as pool_rule
+
+    text = SCHEMA2.replace("112251571200", "224503142400", 1)
+    r = review(text, [rule, pool_rule], path=SCHEMA2_PATH, base=SCHEMA2, context={MASTER_PATH: master(0.2994)})
+    assert {f.code for f in r.findings} == {"RR205"}
+    f = r.findings[0]
+    assert "the pool is the value out of line" in f.message
+    assert '"cpu_bytes_to_use_per_rank":112250000000' in f.suggestion  # 898 × 10^9 / 8 ranks
+
+
+def test_dram_utilization_out_of_line_goes_on_the_master_row_when_the_pr_changes_it():
+    from rules.changeset import ChangeSet, FileChange
+    from rules.engine import run
+
+    old, new = master(0.2994), master(0.6)
+    cs = ChangeSet(files=(FileChange(SCHEMA2_PATH, "added", head=SCHEMA2.encode()),
+                          FileChange(MASTER_PATH, "modified", base=old, head=new)))
+    r = run(cs, rules=[rule])
+    assert {(f.code, f.path) for f in r.findings} == {("RR206", MASTER_PATH)}
+    assert "dram-utilization is the value out of line" in r.findings[0].message

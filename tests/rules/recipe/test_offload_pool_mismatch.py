@@ -48,7 +48,77 @@ def test_budget_edit_is_reported_on_the_budget_line():
     assert codes(r) == [("RR205", line_of(new, "'1799'"))]
 
 
-def test_unknown_rank_count_is_skipped():
+def test_unset_tp_is_vllms_default_of_one_rank():
     text = srt_recipe(vllm_role(kv_transfer_config=kv(cpu_bytes_to_use_per_rank=5)))
     r = review(text, [rule])
+    assert r.findings == [] and any("5 B/rank × 1 ranks on a node" in c.detail for c in r.checks)
+
+
+def test_unresolvable_rank_count_is_skipped_naming_it():
+    text = srt_recipe(vllm_role(kv_transfer_config=kv(cpu_bytes_to_use_per_rank=5), tensor_parallel_size="${TP}"))
+    r = review(text, [rule])
     assert r.findings == [] and [c.status for c in r.checks] == ["skipped"]
+    assert "tensor-parallel-size" in r.checks[0].detail and "${TP}" in r.checks[0].detail
+
+
+TIB = 1_099_511_627_776
+PER_RANK_128G = 137_438_953_472
+
+
+def dp8_two_nodes(total=TIB, per=PER_RANK_128G, budget=None) -> str:
+    """DP8 attention over two 4-GPU GB200 nodes: one vLLM instance of 8 ranks, 4 per node."""
+    return srt_recipe(vllm_role(kv_transfer_config=kv(cpu_bytes_to_use_per_rank=per, cpu_bytes_to_use=total),
+                                tensor_parallel_size=1, data_parallel_size=8),
+                      gpus={"agg": 8}, gpn=4, env={"TOTAL_CPU_DRAM_GB": budget} if budget is not None else None)
+
+
+def test_dp8_over_two_nodes_counts_the_instance_ranks():
+    # 137,438,953,472 B × 8 ranks = 1 TiB exactly; the old per-node count (4) flagged it.
+    r = review(dp8_two_nodes(), [rule])
+    assert r.findings == []
+    assert any("137,438,953,472 B/rank × 8 ranks (tensor-parallel-size 1 × data-parallel-size 8 = 8) = "
+               "1,099,511,627,776 = cpu_bytes_to_use" in c.detail for c in r.checks)
+
+
+def test_dp8_budget_is_the_node_share():
+    # 4 ranks on a node × 128 GiB = 549.76 GB: the per-node TOTAL_CPU_DRAM_GB is 549, not 1,099.
+    assert review(dp8_two_nodes(budget=549), [rule]).findings == []
+    r = review(dp8_two_nodes(budget=1099), [rule])
+    assert [f.code for f in r.findings] == ["RR205"]
+    assert "on a node is 549,755,813,888 B" in r.findings[0].message
+
+
+def test_dp8_total_off_by_the_node_count_is_flagged():
+    r = review(dp8_two_nodes(total=3 * PER_RANK_128G), [rule])
+    assert [f.code for f in r.findings] == ["RR205"] and "× 8 ranks" in r.findings[0].message
+    # The suggestion rewrites the total to per-rank × 8 ranks (1 TiB).
+    assert '"cpu_bytes_to_use":1099511627776' in r.findings[0].suggestion
+
+
+MERGE_KEYS = """name: merge-keys
+resources:
+  gpu_type: gb200
+  gpus_per_node: 4
+  gpus_per_prefill: 4
+  gpus_per_decode: 4
+dep4: &dep4_config
+  tensor-parallel-size: 1
+  data-parallel-size: 4
+  kv-transfer-config: '{"kv_connector":"SimpleCPUOffloadConnector","kv_role":"kv_both","kv_connector_extra_config":{"cpu_bytes_to_use_per_rank":100,"cpu_bytes_to_use":300}}'
+backend:
+  type: vllm
+  vllm_config:
+    prefill:
+      <<: *dep4_config
+      max-num-seqs: 16
+    decode:
+      <<: *dep4_config
+"""
+
+
+def test_merge_keys_resolve_and_keep_the_anchor_line():
+    r = review(MERGE_KEYS, [rule])
+    assert not [f for f in r.findings if f.code == "RR000"]
+    # One problem, written once in the anchored mapping, reported once on its line.
+    assert codes(r) == [("RR205", line_of(MERGE_KEYS, "kv-transfer-config"))]
+    assert "(the same in" not in r.findings[0].message

@@ -1,0 +1,64 @@
+"""Flags a master-config point labelled `dp-attn: true` whose recipe role never enables DP attention.
+
+The master config's search-space point names the recipe (`CONFIG_FILE=` in
+`additional-settings`, or `srt-recipe`) and labels each role (`prefill:` / `decode:`, or the
+point itself for an aggregated recipe) with `dp-attn`. The label must reach the engine: SGLang
+`enable-dp-attention: true`, TensorRT-LLM `enable_attention_dp: true`, vLLM a
+`data-parallel-size` above 1 (vLLM's data parallelism is attention data parallelism).
+
+## Why it matters
+The results are published under the label: a point labelled DP-attention that runs the plain
+TP path is compared against other DP-attention points as if it were one, and its concurrency
+range (usually chosen for DP attention) does not fit the engine that ran.
+
+## Example
+    # master decode: { num-worker: 1, tp: 8, ep: 8, dp-attn: true }
+    decode:
+      tensor-parallel-size: 8
+      expert-parallel-size: 8        # no enable-dp-attention
+
+## Fix
+Enable DP attention in the role (`enable-dp-attention: true` with `data-parallel-size` equal to
+the TP size for SGLang), or label the master point `dp-attn: false`.
+"""
+from collections.abc import Iterator
+
+from rules.config import RuleOptions
+from rules.context import ReviewContext
+from rules.finding import Passed, Problem, Severity
+from rules.recipe.engine_settings import changed_settings, master_label, suggest_number, where
+from rules.recipe.points import Once, anchor, points_note
+
+CODE = "RR215"
+NAME = "dp-attention-not-passed"
+SEVERITY = Severity.BLOCKING
+FLAG = {"sglang": "enable-dp-attention: true", "trtllm": "enable_attention_dp: true",
+        "vllm": "data-parallel-size above 1"}
+
+
+def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed]:
+    for path, bps in changed_settings(ctx):
+        bad, good = Once(), Once()
+        for bp in bps:
+            for es in bp.roles:
+                if es.engine not in FLAG:
+                    continue
+                for mp, lab in master_label(bp, es):
+                    if lab.get("dp-attn") is not True:
+                        continue
+                    w = where(bp, es)
+                    label = f"master `{mp.key}` ({mp.path}:{mp.line}) labels {es.role} `dp-attn: true`"
+                    if es.dp_attention_on:
+                        good.add((es.role, mp.key), bp.name, f"{w}: {label}; {es.dp_attention.label} ✓")
+                        continue
+                    have = es.dp_attention.label if es.dp_attention is not None and es.dp_attention.line else "not set"
+                    msg = f"{label}, but the {es.role} role does not enable DP attention ({FLAG[es.engine]}; here {have})"
+                    line = es.dp_attention.line if es.dp_attention is not None and es.dp_attention.line else es.block_line
+                    sug = None
+                    if es.engine != "vllm" and es.dp_attention is not None and es.dp_attention.line:
+                        sug = suggest_number(ctx, path, es.dp_attention.line, "false", "true")
+                    bad.add((es.role, line), bp.name, (w, line, msg, sug))
+        for (w, line, msg, sug), names in bad.items():
+            yield Problem(path, anchor(ctx, path, line), f"{w}: {msg}{points_note(names)}.", suggestion=sug)
+        for g, names in good.items():
+            yield Passed(f"{path}: {g}{points_note(names)}", path=path)

@@ -1,0 +1,80 @@
+"""Flags a master-config `ep` label that differs from the expert parallelism the recipe role runs.
+
+The master config's search-space point labels each role it runs (`prefill:` / `decode:`, or the
+point for an aggregated recipe) with `ep`. The engine's expert-parallel size, from the recipe:
+vLLM `enable-expert-parallel` makes the experts parallel over all ranks of the instance (TP × DP),
+otherwise 1; SGLang `expert-parallel-size` / `ep-size` (1 when unset); TensorRT-LLM
+`moe_expert_parallel_size` (1 when unset).
+
+## Why it matters
+The published result records the label (the repository's result processing reads `ep` from the
+matrix), so a mismatch publishes an EP-N number for an engine that ran another layout, and sweeps
+that compare EP widths compare the wrong things.
+
+## Example
+    # master decode: { tp: 4, ep: 4, dp-attn: true }
+    decode:
+      tensor-parallel-size: 1
+      data-parallel-size: 2          # enable-expert-parallel: EP = 1 × 2 = 2
+      enable-expert-parallel: true
+
+## Fix
+Make the role's expert parallelism equal the label (its parallel sizes, or `ep-size`), or label
+the master point with the EP the recipe runs.
+"""
+from collections.abc import Iterator
+
+from rules.config import RuleOptions
+from rules.context import ReviewContext
+from rules.finding import Passed, Problem, Severity, Skipped
+from rules.recipe.engine_settings import changed_settings, master_label, where
+from rules.recipe.points import Once, anchor, as_int, points_note
+
+CODE = "RR216"
+NAME = "ep-mismatch"
+SEVERITY = Severity.BLOCKING
+
+
+def engine_ep(es) -> tuple[int, str, int | None]:
+    """(expert-parallel size, how it follows from the recipe, line)."""
+    if es.engine == "vllm":
+        if es.expert_parallel is not None:
+            return es.instance_ranks // max(es._n(es.pp) * es._n(es.pcp), 1), f"enable-expert-parallel over {es.parallel_arith}", es.expert_parallel.line
+        return 1, "no `enable-expert-parallel`", es.block_line
+    if es.ep is not None and as_int(es.ep.value) is not None:
+        return as_int(es.ep.value), es.ep.label, es.ep.line
+    name = "expert-parallel-size" if es.engine == "sglang" else "moe_expert_parallel_size"
+    return 1, f"no `{name}`", es.block_line
+
+
+def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
+    for path, bps in changed_settings(ctx):
+        bad, good, skipped = Once(), Once(), Once()
+        for bp in bps:
+            for es in bp.roles:
+                if es.engine not in ("vllm", "sglang", "trtllm"):
+                    continue
+                for mp, lab in master_label(bp, es):
+                    if lab.get("ep") is None:
+                        continue
+                    want = as_int(lab["ep"])
+                    w = where(bp, es)
+                    if want is None or want <= 0:
+                        skipped.add((mp.key, es.role), bp.name, f"{w}: master `{mp.key}` ep `{lab['ep']}` is not a positive integer")
+                        continue
+                    if es.parallel_unknown is not None:
+                        skipped.add((mp.key, es.role, "par"), bp.name, f"{w}: {es.parallel_unknown}; ep not compared")
+                        continue
+                    ep, how, line = engine_ep(es)
+                    label = f"master `{mp.key}` ({mp.path}:{mp.line}) labels {es.role} `ep: {want}`"
+                    if ep == want:
+                        good.add((es.role, mp.key), bp.name, f"{w}: {label}; EP {ep} ({how}) ✓")
+                        continue
+                    msg = f"{label}, but the {es.role} role runs expert parallelism {ep} ({how})"
+                    bad.add((es.role, line, want, ep), bp.name, (w, line, msg))
+        for (w, line, msg), names in bad.items():
+            yield Problem(path, anchor(ctx, path, line), f"{w}: {msg}{points_note(names)}.")
+        for g, names in good.items():
+            yield Passed(f"{path}: {g}{points_note(names)}", path=path)
+        for s, names in skipped.items():
+            yield Skipped(f"{path}: {s}{points_note(names)}", path=path)

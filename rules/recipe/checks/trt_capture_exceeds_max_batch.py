@@ -1,0 +1,66 @@
+"""Flags TensorRT-LLM CUDA-graph batch sizes above the engine's `max_batch_size`.
+
+TensorRT-LLM captures decode graphs only for batch sizes up to min(`max_batch_size`,
+`max_num_tokens` / (1 + draft tokens)) and drops the rest (`model_engine`
+`_filter_cuda_graph_batch_sizes`). A `cuda_graph_config.batch_sizes` list (or its
+`max_batch_size`) above that limit states graphs the engine never captures. Only values written
+in the recipe are compared.
+
+## Why it matters
+The recipe claims a capture range the engine does not run: usually `max_batch_size` was lowered
+for a low-latency point and the list was copied from another one, so either the batch cap or the
+list is not what the author meant, and the sweep measures a configuration nobody reviewed
+(#2596: `batch_sizes [1, 2, 4]` with `max_batch_size: 1`).
+
+## Example
+    max_batch_size: 1
+    cuda_graph_config:
+      batch_sizes: [1, 2, 4]
+
+## Fix
+End the list at `max_batch_size` (drop the larger sizes), or raise `max_batch_size` to the
+largest size the point needs.
+"""
+from collections.abc import Iterator
+
+from rules.config import RuleOptions
+from rules.context import ReviewContext
+from rules.finding import Passed, Problem, Severity
+from rules.recipe.engine_settings import changed_settings, fmt, where
+from rules.recipe.points import Once, anchor, as_int, points_note
+
+CODE = "RR214"
+NAME = "trt-capture-exceeds-max-batch"
+SEVERITY = Severity.BLOCKING
+
+
+def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed]:
+    for path, bps in changed_settings(ctx):
+        bad, good = Once(), Once()
+        for bp in bps:
+            for es in bp.roles:
+                if es.engine != "trtllm" or es.capture_off is not None:
+                    continue
+                top = es.capture_top()
+                if top is None or not top.explicit or es.max_seqs is None or not es.max_seqs.explicit:
+                    continue
+                mbs = as_int(es.max_seqs.value)
+                limit, why = mbs, f"`max_batch_size` {fmt(mbs)}"
+                mnt = as_int(es.max_batched_tokens.value) if es.max_batched_tokens is not None else None
+                if mnt is not None and mnt // (1 + es.k) < limit:
+                    limit = mnt // (1 + es.k)
+                    why = f"`max_num_tokens` {fmt(mnt)} / (1 + {es.k} draft tokens) = {fmt(limit)}"
+                w = where(bp, es)
+                sizes = es.capture_sizes.value if es.capture_sizes is not None else [top.value]
+                if top.value <= limit:
+                    good.add((es.max_seqs.line, top.line), bp.name, f"{w}: graphs up to {fmt(top.value)} ≤ {why} ✓")
+                    continue
+                dead = [s for s in sizes if as_int(s) is not None and as_int(s) > limit]
+                listed = ", ".join(str(s) for s in dead)
+                never = f"size {listed} is never captured" if len(dead) == 1 else f"sizes {listed} are never captured"
+                msg = f"{top.name} captures up to `{fmt(top.value)}`, above {why}: {never}"
+                bad.add((top.line, es.max_seqs.line, msg), bp.name, (w, (top.line, es.max_seqs.line), msg))
+        for (w, lines, msg), names in bad.items():
+            yield Problem(path, anchor(ctx, path, *lines), f"{w}: {msg}{points_note(names)}.")
+        for g, names in good.items():
+            yield Passed(f"{path}: {g}{points_note(names)}", path=path)
