@@ -39,6 +39,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from rules.comments import added_lines
 from rules.context import ReviewContext
 from rules.document import load_values
 from rules.master.analysis import KeyInfo, changed_keys, master_keys
@@ -227,11 +228,14 @@ def _points(ctx: ReviewContext, key: str, ki: KeyInfo) -> list[Point]:
     cfg = ctx.config.repo.scripts
     root = layout_root(ki.path)
     lines = ki.text.split("\n")
+    before = 0  # search-space items of earlier blocks (`_entry_line` counts items across the key)
     for scenario, blocks in scen.items():
         for block in blocks if isinstance(blocks, list) else []:
             if not isinstance(block, dict):
                 continue
-            for n_entry, entry in enumerate(block.get("search-space") or []):
+            space = block.get("search-space") if isinstance(block.get("search-space"), list) else []
+            offset, before = before, before + len(space)
+            for n_entry, entry in enumerate(space, start=offset):
                 if not isinstance(entry, dict):
                     continue
                 vals = dict(base)
@@ -291,7 +295,8 @@ def _additional_settings(entry: dict) -> dict:
 
 
 def _entry_line(ki: KeyInfo, lines: list[str], n: int) -> int:
-    """Head line of the n-th `- ` item under a `search-space:` (best effort; the key's line otherwise)."""
+    """Head line of the n-th `- ` item under the key's `search-space:` lists, counted across them in
+    order (best effort; the key's line otherwise)."""
     count = -1
     inside = False
     indent = None
@@ -545,11 +550,16 @@ class Placeholder(Unknown):
         self.name = name
 
 
-def _fill(var: Var, env: dict) -> Var:
-    """A launcher variable as the script receives it: placeholders replaced by the point's value."""
+def _fill(var: Var, env: dict, name: str | None = None) -> Var:
+    """A launcher variable as the script receives it: placeholders replaced by the point's value, and
+    a value the launcher passed on unchanged from its environment taken from this point (a memoized
+    launcher interpretation of another point carries that point's environment in what it passes on:
+    it is reused because the launcher never read the value, not because the value agrees)."""
     v = var.value
     if isinstance(v, Placeholder) and v.name in env:
         return Var(env[v.name], path="<environment>", line=0, exported=True)
+    if name is not None and var.path == "<environment>" and var.items is None and name in env:
+        return Var(env[name], path="<environment>", line=0, exported=True)
     if var.items is None and isinstance(v, Unknown) and var.path == "<environment>":
         return var
     return var
@@ -681,7 +691,7 @@ def _resolve(ctx: ReviewContext, point: Point, script: bool = True) -> Resolutio
             if again:
                 launch = again[0][0]
                 child = _child_env(launch)
-    senv = {k: _fill(v, point.env) for k, v in child.items()}
+    senv = {k: _fill(v, point.env, k) for k, v in child.items()}
     sr = _interpret(ctx, res.script, senv, root, "script")
     if isinstance(sr, str):
         res.unknown.append(f"script `{res.script}`: {sr}")
@@ -835,6 +845,9 @@ def resolutions(ctx: ReviewContext) -> list[Resolution]:
             groups.setdefault((p.key, p.node, str(v.get("spec_decoding") or "none"), v.get("scenario")), []).append(p)
         out = []
         for (key, *_), pts in groups.items():
+            ki = master_keys(ctx, "head").get(key)
+            added = _added_lines(ctx, ki.path) if ki is not None else set()
+            pts = _by_priority(pts, added)
             first = resolve_point(ctx, pts[0], script=False)
             wanted = bool(first.script) and first.script_exists is not False and (
                 first.script in changed or key in changed_keys_)
@@ -851,6 +864,35 @@ def resolutions(ctx: ReviewContext) -> list[Resolution]:
         return out
 
     return ctx.memo(("scripts", "resolutions"), compute)
+
+
+def _labels(p: Point) -> tuple:
+    v = p.values
+    return tuple(str(v.get(n)) for n in ("tp", "ep", "dp_attn", "pp", "spec_decoding"))
+
+
+def _by_priority(pts: list[Point], added: set[int]) -> list[Point]:
+    """The order points are interpreted in under `points_per_script`: the entries the PR adds or
+    edits first, one point per distinct parallelism (at its highest
+    concurrency, what the engine checks compare), then their other points, then the rest in key
+    order."""
+    new = [p for p in pts if p.line in added]
+    best: dict[tuple, Point] = {}
+    for p in new:
+        cur = best.get(_labels(p))
+        if cur is None or (p.values.get("conc") or 0) > (cur.values.get("conc") or 0):
+            best[_labels(p)] = p
+    firsts = list(best.values())
+    chosen = {id(p) for p in firsts}
+    return firsts + [p for p in new if id(p) not in chosen] + [p for p in pts if p.line not in added]
+
+
+def _added_lines(ctx: ReviewContext, path: str) -> set[int]:
+    def compute() -> set[int]:
+        f = ctx.changeset.file(path)
+        return set(added_lines(f.patch) or ()) if f is not None and f.patch else set()
+
+    return ctx.memo(("scripts", "added", path), compute)
 
 
 def resolutions_of(ctx: ReviewContext, script_path: str) -> list[Resolution]:

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
-from rules.recipe.engine_settings import capture_need, changed_settings, fmt, where
+from rules.recipe.engine_settings import capture_need, engine_points, fmt, where
 from rules.recipe.points import Once, anchor, points_note
 
 CODE = "RR213"
@@ -37,7 +37,7 @@ SEVERITY = Severity.NIT
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed]:
-    for path, bps in changed_settings(ctx):
+    for path, bps in engine_points(ctx):
         bad, good = Once(), Once()
         for bp in bps:
             if bp.scenario != "fixed-seq-len":

@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.recipe.engine_settings import capture_need, changed_settings, fmt, suggest_number, where
+from rules.recipe.engine_settings import capture_need, engine_points, fmt, suggest_number, where
 from rules.recipe.points import Once, anchor, points_note
 
 CODE = "RR212"
@@ -38,7 +38,7 @@ SEVERITY = Severity.BLOCKING
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
-    for path, bps in changed_settings(ctx):
+    for path, bps in engine_points(ctx):
         bad, good, skipped = Once(), Once(), Once()
         for bp in bps:
             if bp.scenario != "fixed-seq-len":

@@ -26,8 +26,8 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
-from rules.recipe.engine_settings import changed_settings, master_label, suggest_number, where
-from rules.recipe.points import Once, anchor, points_note
+from rules.recipe.engine_settings import engine_points, label_anchor, master_label, suggest_number, where
+from rules.recipe.points import Once, points_note
 
 CODE = "RR215"
 NAME = "dp-attention-not-passed"
@@ -37,7 +37,7 @@ FLAG = {"sglang": "enable-dp-attention: true", "trtllm": "enable_attention_dp: t
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed]:
-    for path, bps in changed_settings(ctx):
+    for path, bps in engine_points(ctx):
         bad, good = Once(), Once()
         for bp in bps:
             for es in bp.roles:
@@ -54,11 +54,12 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                     have = es.dp_attention.label if es.dp_attention is not None and es.dp_attention.line else "not set"
                     msg = f"{label}, but the {es.role} role does not enable DP attention ({FLAG[es.engine]}; here {have})"
                     line = es.dp_attention.line if es.dp_attention is not None and es.dp_attention.line else es.block_line
+                    at, line = label_anchor(ctx, bp, line, mp)
                     sug = None
-                    if es.engine != "vllm" and es.dp_attention is not None and es.dp_attention.line:
+                    if at == path and es.engine != "vllm" and es.dp_attention is not None and es.dp_attention.line:
                         sug = suggest_number(ctx, path, es.dp_attention.line, "false", "true")
-                    bad.add((es.role, line), bp.name, (w, line, msg, sug))
-        for (w, line, msg, sug), names in bad.items():
-            yield Problem(path, anchor(ctx, path, line), f"{w}: {msg}{points_note(names)}.", suggestion=sug)
+                    bad.add((es.role, at, line), bp.name, (w, at, line, msg, sug))
+        for (w, at, line, msg, sug), names in bad.items():
+            yield Problem(at, line, f"{w}: {msg}{points_note(names)}.", suggestion=sug)
         for g, names in good.items():
             yield Passed(f"{path}: {g}{points_note(names)}", path=path)

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
-from rules.recipe.engine_settings import changed_settings, fmt, where
+from rules.recipe.engine_settings import engine_points, fmt, where
 from rules.recipe.points import Once, anchor, as_int, points_note
 
 CODE = "RR214"
@@ -35,7 +35,7 @@ SEVERITY = Severity.BLOCKING
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed]:
-    for path, bps in changed_settings(ctx):
+    for path, bps in engine_points(ctx):
         bad, good = Once(), Once()
         for bp in bps:
             for es in bp.roles:
