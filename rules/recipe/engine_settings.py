@@ -429,6 +429,16 @@ def _vllm(es: EngineSettings, src: ArgSource) -> None:
 def _sglang(es: EngineSettings, src: ArgSource) -> None:
     dpa = src.arg("enable-dp-attention")
     es.dp_attention = Setting(bool(_bool(dpa)), dpa.line if dpa else None, "enable-dp-attention")
+    if es.ep is None:
+        # An all-to-all MoE backend (DeepEP, Mooncake, MegaMoE, …) or the older `enable-ep-moe` /
+        # `enable-deepep-moe` flags make SGLang set ep_size = tp_size (server_args.py).
+        a2a = src.arg("moe-a2a-backend")
+        flag = next(((n, v) for n in ("enable-ep-moe", "enable-deepep-moe") if (v := src.arg(n)) is not None
+                     and _bool(v)), None)
+        if a2a is not None and str(a2a.value).strip().lower() not in ("", "none", "null") and "$" not in str(a2a.value):
+            es.ep = Setting(es._n(es.tp), a2a.line, f"moe-a2a-backend {a2a.value} (ep = tp)")
+        elif flag is not None:
+            es.ep = Setting(es._n(es.tp), flag[1].line, f"{flag[0]} (ep = tp)")
     if es.ep is not None and (as_int(es.ep.value) or 1) > 1:
         es.expert_parallel = Setting(True, es.ep.line, es.ep.name)
     off = src.arg("disable-cuda-graph")
@@ -704,6 +714,8 @@ def capture_need(bp: "BenchmarkPoint", es: EngineSettings) -> CaptureNeed | None
     (graphs off, no concurrency, or an unreadable capture setting)."""
     if es.engine is None or es.capture_off is not None or not bp.concurrencies:
         return None
+    if es.dp_attention is not None and es.dp_attention.value is None:
+        return None  # the per-rank batch depends on DP attention, which is not known
     top = es.capture_top()
     if top is None or as_int(top.value) is None:
         return None
@@ -735,6 +747,8 @@ def capacity(bp: "BenchmarkPoint") -> Capacity | str | None:
     for es in serving:
         if es.engine is None:
             return f"{es.role}: engine unknown"
+        if es.dp_attention is not None and es.dp_attention.value is None:
+            return f"{es.role}: {es.dp_attention.name}, which decides the cap's scope, is not known"
         if es.max_seqs is None:
             bad = [u for u in es.unknowns if _ARG_NAMES[es.engine]["max_seqs"][0] in u]
             return f"{es.role}: {bad[0]}" if bad else None

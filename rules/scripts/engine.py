@@ -19,6 +19,16 @@ Which engines: vLLM (`vllm serve`, the OpenAI entry point), SGLang (`sglang.laun
 (`--max-num-seqs`) only, and not under DP attention; its capture and defaults are not in the
 defaults table.
 
+Only points the PR changes are read: it edits a line that builds their engine command (the
+command's lines, or the assignment a word of it comes from), or adds their own search-space
+entry. Points reached through a changed launcher or library, another entry of their key, or
+edits elsewhere in the script keep to the script rules: their engine settings are what the base
+already ran, and a review is about the change.
+
+A `trtllm-serve` command that takes an options file (`--extra_llm_api_options`, `--config`) may
+set `enable_attention_dp` there, which decides the scope of `max_batch_size`: that file is not
+read, so DP attention is unknown and the rules that need it say so in a Skipped check.
+
 Points are grouped per key, script and command line: points that differ only in concurrency
 (the command does not read `CONC`) are one benchmark point with several concurrencies.
 """
@@ -29,11 +39,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from rules.comments import edited_lines, touched_lines
 from rules.context import ReviewContext
 from rules.master.analysis import master_keys
 from rules.recipe.engine_settings import (BenchmarkPoint, Concurrency, EngineSettings, MasterPoint, Setting,
                                           settings_from)
-from rules.recipe.points import JsonArg, Value
+from rules.recipe.points import JsonArg, Value, added_in
 from rules.scripts.interpret import Arg, Unknown, Var
 from rules.scripts.resolve import EngineCommand, Resolution, resolutions
 
@@ -43,6 +54,7 @@ TRT_FLAGS = {"tensor_parallel_size": ("tp_size", "tensor_parallel_size"),
              "pipeline_parallel_size": ("pp_size", "pipeline_parallel_size"),
              "moe_expert_parallel_size": ("ep_size", "moe_expert_parallel_size"),
              "max_batch_size": ("max_batch_size",), "max_num_tokens": ("max_num_tokens",)}
+TRT_OPTION_FILES = ("--extra_llm_api_options", "--extra-llm-api-options", "--config")
 SCENARIOS = {"fixed-seq-len": "fixed-seq-len", "agentic-coding": "agentic", "agentic": "agentic"}
 
 
@@ -143,14 +155,56 @@ def _image(ctx: ReviewContext, res: Resolution) -> Setting | None:
     return Setting(img, line, "image")
 
 
+def _touched(ctx: ReviewContext, res: Resolution, changed: set[str]) -> bool:
+    """Whether the PR changes what this point runs: it edits a line that builds the engine command
+    (the command's own lines, or the assignment a word of it comes from), or adds the point's own
+    search-space entry. Points reached through a changed launcher or library, through another
+    entry of their key, or through edits elsewhere in the script (a moved script whose `source`
+    line changed) are resolved for the script rules but not judged here: their engine settings
+    are what the base already ran."""
+    eng = res.engine
+    ki = master_keys(ctx, "head").get(res.point.key)
+    if ki is not None and res.point.line in added_in(ctx, ki.path):
+        return True
+    if eng is None:
+        return False
+    lines: dict[str, set[int]] = {}
+    first, last = eng.line, max([eng.line] + [w.line for w in eng.argv if w.path == eng.path])
+    lines.setdefault(eng.path, set()).update(range(first, last + 1))
+    for w in eng.argv:
+        lines.setdefault(w.path, set()).add(w.line)
+    for var in eng.env.values():
+        if isinstance(var, Var) and var.path and var.line:
+            lines.setdefault(var.path, set()).add(var.line)
+    for path, want in lines.items():
+        if path in changed and want & _edited(ctx, path):
+            return True
+    return False
+
+
+def _edited(ctx: ReviewContext, path: str) -> frozenset[int]:
+    def compute() -> frozenset[int]:
+        f = ctx.changeset.file(path)
+        if f is None:
+            return frozenset()
+        if f.status == "added":
+            return touched_lines(f) or frozenset()
+        return edited_lines(f.patch)
+
+    return ctx.memo(("scripts", "edited", path), compute)
+
+
 def script_points(ctx: ReviewContext) -> list[tuple[str, list[BenchmarkPoint]]]:
     """(script path, its benchmark points) for every resolved point with an engine command the model
     reads (memoized per review). Paths in first-seen order."""
     def compute() -> list[tuple[str, list[BenchmarkPoint]]]:
         groups: dict[tuple, list[Resolution]] = {}
+        changed = {f.path for f in ctx.changeset.files if f.status != "removed"}
         for res in resolutions(ctx):
             eng = res.engine
             if eng is None or res.script is None or ENGINES.get(eng.engine) is None:
+                continue
+            if not _touched(ctx, res, changed):
                 continue
             sig = (res.script, res.point.key, eng.path, eng.line, tuple(str(w) for w in eng.argv),
                    tuple(sorted((k, str(v.value)) for k, v in eng.env.items() if isinstance(v, Var))),
@@ -168,6 +222,11 @@ def script_points(ctx: ReviewContext) -> list[tuple[str, list[BenchmarkPoint]]]:
             image = _image(ctx, first)
             es = settings_from(src, path=eng.path, point=key, source="script", image=image,
                                gpu_type=_gpu_type(first), block_line=eng.line)
+            opts = next((w for n in TRT_OPTION_FILES if (w := eng.has_flag(n)) is not None), None)
+            if es.engine == "trtllm" and opts is not None and (es.dp_attention is None or es.dp_attention.line is None):
+                # The options file the script writes may set `enable_attention_dp` (and with it the
+                # scope of `max_batch_size`): not read, so not known.
+                es.dp_attention = Setting(None, opts.line, f"`enable_attention_dp` (in the `{opts.text.split('=')[0]}` file)")
             scen = SCENARIOS.get(str(first.point.values.get("scenario")))
             conc_list = [Concurrency(c, first.point.line, f"master `{key}`", mp.path if mp else None) for c in concs]
             budget = es.env.get("TOTAL_CPU_DRAM_GB")

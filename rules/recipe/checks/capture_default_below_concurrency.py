@@ -9,6 +9,9 @@ more, 256 below 160 GB at TP < 4, 160 before SGLang 0.5.3); TensorRT-LLM's CUDA 
 default was taken for (from the image tag), or says the newest behaviour was assumed. A nit:
 only speed suffers, and the build in the image may differ.
 
+Single-node benchmark scripts are read too: the engine command each resolved point launches, against
+that point's concurrency.
+
 ## Why it matters
 Without a cap the engine captures only its default range; raising the concurrency above it
 (#1375: conc-end 64 → 256 with no `--cuda-graph-max-bs`) leaves the new top points running

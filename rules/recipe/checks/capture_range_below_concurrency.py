@@ -9,6 +9,9 @@ TensorRT-LLM (`cuda_graph_config`) count requests. This rule judges caps written
 caps from engine defaults are `capture-default-below-concurrency`'s (a nit). Explicit vLLM
 capture lists are judged by the capture-list rules (RR201–RR204), so they are not repeated here.
 
+Single-node benchmark scripts are read too: the engine command each resolved point launches, against
+that point's concurrency.
+
 ## Why it matters
 Decode steps with a batch above the largest captured size run without CUDA graphs (eagerly, or
 piecewise), so the points at the top of the sweep measure a slower engine than the recipe

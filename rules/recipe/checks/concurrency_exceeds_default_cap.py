@@ -9,6 +9,8 @@ message names the engine version the default was taken for, or says that the new
 was assumed because the image names no version. A nit: the default may differ in the build
 the image actually runs.
 
+Single-node benchmark scripts are read too: the engine command each resolved point launches.
+
 ## Why it matters
 A concurrency above the default cap queues requests exactly as an explicit one does, and
 nobody sees it in the recipe because the cap is not written down.

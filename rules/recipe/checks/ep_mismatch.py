@@ -6,6 +6,10 @@ vLLM `enable-expert-parallel` makes the experts parallel over all ranks of the i
 otherwise 1; SGLang `expert-parallel-size` / `ep-size` (1 when unset); TensorRT-LLM
 `moe_expert_parallel_size` (1 when unset).
 
+Single-node benchmark scripts are read too: the expert-parallel size of each resolved point's engine
+command against the entry's `ep`. The finding goes on the script's line, or on the master-config
+entry when the PR adds that entry and leaves the script's line alone.
+
 ## Why it matters
 The published result records the label (the repository's result processing reads `ep` from the
 matrix), so a mismatch publishes an EP-N number for an engine that ran another layout, and sweeps

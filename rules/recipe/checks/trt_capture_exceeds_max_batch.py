@@ -6,6 +6,9 @@ TensorRT-LLM captures decode graphs only for batch sizes up to min(`max_batch_si
 `max_batch_size`) above that limit states graphs the engine never captures. Only values written
 in the recipe are compared.
 
+A `trtllm-serve` command in a single-node benchmark script is read too (its `--max_batch_size`,
+`--max_num_tokens`); the `--extra_llm_api_options` file it writes is not.
+
 ## Why it matters
 The recipe claims a capture range the engine does not run: usually `max_batch_size` was lowered
 for a low-latency point and the list was copied from another one, so either the batch cap or the

@@ -139,12 +139,18 @@ def test_an_ep_label_the_script_does_not_run_is_blamed_on_the_new_master_line():
 
 def test_the_same_mismatch_in_a_script_the_pr_edits_goes_on_the_script():
     vp = script_path("glm5_fp8_b200_vllm.sh")
-    head_script = DP_SCRIPT.replace('"--tensor-parallel-size=1 --data-parallel-size=$TP --enable-expert-parallel"',
-                                    '"--tensor-parallel-size=$TP --enable-expert-parallel"')
-    cfg = master(vllm_key(["- { tp: 2, ep: 4, conc-list: [64] }"]))
+    # The PR edits the line this point's command takes its parallelism from (the EP branch).
+    head_script = DP_SCRIPT.replace('PARALLEL_ARGS="--tensor-parallel-size=$TP --enable-expert-parallel"',
+                                    'PARALLEL_ARGS="--tensor-parallel-size=1 --enable-expert-parallel"')
+    assert head_script != DP_SCRIPT
+    cfg = master(vllm_key(["- { tp: 2, ep: 2, conc-list: [64] }"]))
     cs = repo({vp: ("modified", head_script, DP_SCRIPT)}, extra={CFG: cfg})
     (f,) = [x for x in run(cs, rules=ENGINE_RULES).findings if x.code == "RR216"]
-    assert f.path == vp and "--enable-expert-parallel" in head_script.split("\n")[f.line - 1]
+    assert f.path == vp and "--tensor-parallel-size=1 --enable-expert-parallel" in head_script.split("\n")[f.line - 1]
+    # An edit on another branch of the script leaves this point's command as the base ran it.
+    other = DP_SCRIPT.replace("--data-parallel-size=$TP", "--data-parallel-size=$((TP * 2))")
+    cs = repo({vp: ("modified", other, DP_SCRIPT)}, extra={CFG: master(vllm_key(["- { tp: 2, ep: 4, conc-list: [64] }"]))})
+    assert [x for x in run(cs, rules=ENGINE_RULES).findings if x.code == "RR216"] == []
 
 
 def test_dp_attention_label_that_the_script_never_passes():
@@ -221,3 +227,46 @@ def test_recipe_only_rules_do_not_read_scripts():
     cs = repo({p: text, CFG: master(key("glm5-fp8-b200-sglang-mtp", spec="mtp", concs="[4, 64]"))})
     assert settings(cs), "the MTP script resolves"
     assert run(cs, rules=[rr220]).findings == []
+
+
+
+def test_points_the_pr_does_not_change_are_not_judged():
+    # The PR bumps the key's image: its points are resolved (for the script rules), but neither the
+    # script nor the point's search-space entry changes, so the engine settings are the base's.
+    text = sglang_script(extra_flags="--max-running-requests 32")
+    head = key("glm5-fp8-b200-sglang", concs="[4, 64]")
+    base = head.replace("v0.5.9", "v0.5.8")
+    cs = repo({CFG: ("modified", master(head), master(base))}, extra={SCRIPT: text})
+    assert any(r.engine is not None for r in resolutions(ctx_of(cs)))
+    assert settings(cs) == []
+    assert run(cs, rules=ENGINE_RULES).findings == []
+    # The same cap in a script the PR edits is judged.
+    cs = repo({SCRIPT: ("modified", text, text.replace("32", "64")), CFG: master(head)})
+    assert [f.code for f in run(cs, rules=ENGINE_RULES).findings] == ["RR210"]
+
+
+TRT_WITH_OPTIONS = """#!/usr/bin/env bash
+cat > extra.yml << EOF
+enable_attention_dp: $DP_ATTENTION
+EOF
+trtllm-serve "$MODEL" --port "$PORT" --tp_size "$TP" --max_batch_size 8 --extra_llm_api_options extra.yml &
+"""
+
+
+def test_trtllm_options_file_leaves_dp_attention_unknown():
+    p = script_path("glm5_fp8_b200_trt.sh")
+    cfg = master(key("glm5-fp8-b200-trt", framework="trt", concs="[4, 64]").replace(
+        "      - tp: 8", "      - tp: 8\n        dp-attn: true"))
+    r = run(repo({p: TRT_WITH_OPTIONS, CFG: cfg}), rules=ENGINE_RULES)
+    assert r.findings == []
+    skipped = [c.detail for c in r.checks if c.status == "skipped"]
+    assert any("`enable_attention_dp` (in the `--extra_llm_api_options` file) is not known" in d for d in skipped), skipped
+
+
+def test_sglang_all_to_all_backend_runs_expert_parallel_over_tp():
+    text = sglang_script(extra_flags="--moe-a2a-backend deepep --max-running-requests 64")
+    cfg = master(key("glm5-fp8-b200-sglang", concs="[4, 64]").replace("      - tp: 8", "      - tp: 8\n        ep: 8"))
+    r = run(repo({SCRIPT: text, CFG: cfg}), rules=[rr216])
+    assert r.findings == []
+    passed = [c.detail for c in r.checks if c.status == "passed"]
+    assert any("EP 8" in d and "moe-a2a-backend deepep (ep = tp)" in d for d in passed), passed
