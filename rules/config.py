@@ -158,9 +158,12 @@ class ScriptsConfig(BaseModel):
     # `CONC` threshold in practice, at a fraction of the cost) or "all".
     concurrencies: Literal["ends", "all"] = "ends"
     # Scripts are interpreted for at most this many points each, per launcher (every point's
-    # launcher still is): the entries the PR adds or edits first, one per distinct parallelism at its
-    # highest concurrency, so the engine checks see each new label.
-    points_per_script: int = Field(default=8, ge=1, le=10_000)
+    # launcher still is).
+    points_per_script: int = Field(default=2, ge=1, le=10_000)
+    # And beyond that, for the entries the PR adds or edits: one point per distinct parallelism
+    # (tp, ep, dp-attn, pp, spec-decoding) at its highest concurrency, at most this many per
+    # script and launcher, so the engine checks see each new label.
+    new_entry_points: int = Field(default=8, ge=0, le=10_000)
 
 
 class FixConfig(BaseModel):

@@ -837,8 +837,10 @@ def resolutions(ctx: ReviewContext) -> list[Resolution]:
         rp = review_points(ctx)
         changed = {f.path for f in ctx.changeset.files if f.status != "removed"}
         changed_keys_ = {c.key for c in changed_keys(ctx) if c.head is not None}
-        cap = ctx.config.repo.scripts.points_per_script
+        cfg = ctx.config.repo.scripts
+        cap = cfg.points_per_script
         budget: dict[str, int] = {}
+        fresh: dict[str, int] = {}  # interpretations of new entries, beyond the cap
         groups: dict[tuple, list[Point]] = {}
         for p in rp.points:
             v = p.values
@@ -847,7 +849,7 @@ def resolutions(ctx: ReviewContext) -> list[Resolution]:
         for (key, *_), pts in groups.items():
             ki = master_keys(ctx, "head").get(key)
             added = _added_lines(ctx, ki.path) if ki is not None else set()
-            pts = _by_priority(pts, added)
+            pts, new = _by_priority(pts, added)
             first = resolve_point(ctx, pts[0], script=False)
             wanted = bool(first.script) and first.script_exists is not False and (
                 first.script in changed or key in changed_keys_)
@@ -856,7 +858,10 @@ def resolutions(ctx: ReviewContext) -> list[Resolution]:
                 continue
             slot = (first.script or "", first.launcher_link or first.launcher or "")
             for p in pts:
-                if wanted and budget.get(slot, 0) < cap:
+                if wanted and id(p) in new and fresh.get(slot, 0) < cfg.new_entry_points:
+                    fresh[slot] = fresh.get(slot, 0) + 1
+                    out.append(resolve_point(ctx, p))
+                elif wanted and budget.get(slot, 0) < cap:
                     budget[slot] = budget.get(slot, 0) + 1
                     out.append(resolve_point(ctx, p))
                 else:
@@ -871,11 +876,11 @@ def _labels(p: Point) -> tuple:
     return tuple(str(v.get(n)) for n in ("tp", "ep", "dp_attn", "pp", "spec_decoding"))
 
 
-def _by_priority(pts: list[Point], added: set[int]) -> list[Point]:
-    """The order points are interpreted in under `points_per_script`: the entries the PR adds or
-    edits first, one point per distinct parallelism (at its highest
-    concurrency, what the engine checks compare), then their other points, then the rest in key
-    order."""
+def _by_priority(pts: list[Point], added: set[int]) -> tuple[list[Point], set[int]]:
+    """The order points are interpreted in, and the ids of the points that `new_entry_points`
+    allows beyond `points_per_script`: of the entries the PR adds or edits, one point per distinct
+    parallelism (at its highest concurrency, what the engine checks compare); then their other
+    points, then the rest in key order."""
     new = [p for p in pts if p.line in added]
     best: dict[tuple, Point] = {}
     for p in new:
@@ -884,7 +889,7 @@ def _by_priority(pts: list[Point], added: set[int]) -> list[Point]:
             best[_labels(p)] = p
     firsts = list(best.values())
     chosen = {id(p) for p in firsts}
-    return firsts + [p for p in new if id(p) not in chosen] + [p for p in pts if p.line not in added]
+    return firsts + [p for p in new if id(p) not in chosen] + [p for p in pts if p.line not in added], chosen
 
 
 def _added_lines(ctx: ReviewContext, path: str) -> set[int]:
