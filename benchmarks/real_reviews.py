@@ -98,7 +98,7 @@ CATEGORY_RULES: dict[str, Row] = {
     "search_space": Row(("RR104", "RR106", "RR107"), "search-space shape the schema rejects (RR104, e.g. rows indented out of `search-space`), duplicate rows (RR106), a range narrowed to one point (RR107)"),
     "search_space_duplicate": Row(("RR106",), "rows with the same topology and overlapping concurrencies"),
     "conc_list_recipe_mismatch": Row((), "no rule compares master conc-list with a recipe's concurrencies"),
-    "config_script_missing": Row((), "no rule resolves a master config to its benchmark script"),
+    "config_script_missing": Row(("RR401", "RR417"), "a key whose launcher (interpreted) runs a benchmark script that does not exist (RR401) or another framework's script (RR417)"),
     "recipe_selector_missing": Row((), "no rule checks CONFIG_FILE selectors against the matrix"),
     "parallelism_label_mismatch": Row(("RR303", "RR215", "RR216"), "a master-config label (dp-attn, ep) that the engine does not run: a hard-coded expert-parallel flag (RR303), DP attention not enabled (RR215), another expert-parallel size (RR216)"),
     # recipes
@@ -112,27 +112,28 @@ CATEGORY_RULES: dict[str, Row] = {
     "capture_list_decode_alignment": Row(("RR203",), "decode capture sizes off the (k + 1) grid"),
     "max_num_seqs_vs_conc": Row(("RR210", "RR211"), "the benchmarked concurrency above what the serving workers admit: an explicit cap (RR210) or the engine default (RR211)"),
     "recipe_placeholder": Row((), "no rule flags unsubstituted placeholder tokens in recipes"),
-    "mtp_env_missing": Row(("RR221",), "an SGLang speculative role without SGLANG_ENABLE_SPEC_V2 on an image that needs it"),
-    "sibling_flag_inconsistency": Row((), "no rule compares flags with sibling scripts or recipes"),
+    "mtp_env_missing": Row(("RR411", "RR221"), "an MTP script without the speculative-decoding environment its MTP siblings set (RR411); an SGLang speculative recipe role without SGLANG_ENABLE_SPEC_V2 on an image that needs it (RR221)"),
+    "sibling_flag_inconsistency": Row(("RR412", "RR411"), "a flag or variable ≥80 % of sibling scripts set (RR412), the MTP environment of MTP siblings (RR411)"),
     # benchmark scripts and launchers
+    "mtp_flags_missing": Row(("RR411", "RR410"), "speculative settings of an MTP point: its environment (RR411), flags on the wrong scripts (RR410)"),
     "mtp_chat_template": Row(("RR302", "RR220"), "an MTP script's run_benchmark_serving without --use-chat-template (RR302), or an MTP srt-slurm recipe without benchmark.use_chat_template (RR220)"),
     "expert_parallel_flag": Row(("RR303",), "--enable-expert-parallel not tied to EP_SIZE"),
     "header_comment": Row(("RR301",), "a header comment block at the top of a file"),
-    "script_logic_bug": Row((), "no rule reads script control flow"),
-    "script_name_mismatch": Row((), "no rule resolves the script path a launcher builds"),
-    "launcher_bug": Row((), "no rule reads runner launchers"),
-    "lib_source_path": Row((), "no rule resolves `source` paths of scripts"),
-    "prefix_cache_flag": Row((), "no rule checks prefix-cache flags"),
-    "kv_cache_dtype": Row((), "no rule checks the KV-cache dtype against the precision"),
+    "script_logic_bug": Row(("RR404", "RR405", "RR406", "RR407", "RR416", "RR414", "RR415"), "script control flow read from the parse tree and the per-point command line: set -u reads, flags without values, commands overwritten, health checks without --fail, validated-unused variables, ShellCheck defects"),
+    "script_name_mismatch": Row(("RR402", "RR401", "RR417"), "an added script no key reaches while its key runs another (RR402), the key's path missing (RR401) or another framework's script (RR417)"),
+    "launcher_bug": Row(("RR413", "RR401", "RR402", "RR417", "RR414"), "a launcher that is no script (RR413), builds a missing (RR401) or wrong (RR402, RR417) script path, or has a ShellCheck error (RR414)"),
+    "lib_source_path": Row(("RR403",), "a `source` whose interpreted path does not exist"),
+    "prefix_cache_flag": Row(("RR412",), "a prefix-cache flag the scenario's siblings set and this script lacks or drops"),
+    "kv_cache_dtype": Row(("RR412",), "--kv-cache-dtype that the family's siblings set and this script lacks"),
     "max_model_len": Row((), "no rule checks max-model-len against the sequence lengths"),
-    "spec_decode_in_non_mtp": Row((), "no rule flags speculative decoding in a non-MTP script"),
+    "spec_decode_in_non_mtp": Row(("RR410",), "speculative flags on the command line of a point without spec-decoding (or in a non-_mtp script)"),
     "served_model_name_mismatch": Row((), "no rule checks served model names"),
     "staged_model_path_ignored": Row((), "no rule checks MODEL_PATH use"),
     "eval_context_not_wired": Row((), "no rule follows variables into the serve command"),
     "invalid_cli_flag": Row((), "no rule knows engine CLI flags"),
     "env_default_style": Row((), "no rule checks environment-default style"),
     "benchmark_client_args": Row((), "no rule checks benchmark client arguments"),
-    "benchmark_helper_bypass": Row((), "no rule flags a script that bypasses run_benchmark_serving"),
+    "benchmark_helper_bypass": Row(("RR409", "RR408"), "benchmark_serving.py run directly (RR409), sizes hard-coded in the client call (RR408)"),
     # out of scope (in_scope false in the data): never scored
     "python_code_bug": Row((), "out of scope: Python tooling"),
     "workflow_bug": Row((), "out of scope: workflows"),
@@ -402,7 +403,7 @@ def review(repo: str, commit: str, pr: int) -> dict:
 
     try:
         config, config_errors = _load_repo_config(config_at(Path(repo), BASE))
-        changeset = changeset_from_git(Path(repo), BASE, commit, pr, paths=config.paths)
+        changeset = changeset_from_git(Path(repo), BASE, commit, pr, paths=config.paths, config=config)
         report = run(changeset, config)
     except Exception as err:  # counted and reported, never fatal
         return {"error": f"{type(err).__name__}: {err}"}

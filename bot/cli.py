@@ -64,7 +64,7 @@ def cmd_check(args) -> int:
         try:
             config, config_errors = _load_repo_config(config_at(repo, args.base))
             changeset = changeset_from_git(repo, args.base, args.head or "HEAD", args.pr_number,
-                                           paths=config.paths)
+                                           config=config)
         except GitError as err:
             raise UsageError(str(err)) from err
     report = run(changeset, config)
@@ -120,7 +120,7 @@ def cmd_fix(args) -> int:
         args.base = upstream_default_branch(repo)
     try:
         config, config_errors = _load_repo_config(config_at(repo, args.base))
-        changeset = changeset_from_worktree(repo, args.base, args.pr_number, paths=config.paths)
+        changeset = changeset_from_worktree(repo, args.base, args.pr_number, paths=config.paths, config=config)
         top = worktree_root(repo)
     except GitError as err:
         raise UsageError(str(err)) from err

@@ -131,6 +131,8 @@ class Snapshot:
     blobs: dict[str, bytes | None] = field(default_factory=dict)  # "rev:path" -> content (None: absent/binary)
     truncated: dict[str, str] = field(default_factory=dict)  # "rev:path" -> blob oid, text truncated
     trees: dict[str, list[str]] = field(default_factory=dict)  # "rev:dir" -> blob paths listed
+    modes: dict[str, str] = field(default_factory=dict)  # "rev:path" -> git file mode ("100644", "120000", "040000")
+    listed: set[str] = field(default_factory=set)  # "rev:dir" whose entries are all in `modes`
     present: dict[str, bool] = field(default_factory=dict)  # "rev:path" probed -> a file exists there
 
 
@@ -139,7 +141,7 @@ class GitHubPort(Protocol):
 
     def compare(self, repo: str, base: str, head: str, number: int) -> tuple[str, list[FileInfo]]: ...
     def snapshot(self, repo: str, number: int, blobs: list[str], trees: list[str],
-                 head_sha: str | None = None, probes: list[str] = ()) -> Snapshot: ...
+                 head_sha: str | None = None, probes: list[str] = (), listings: list[str] = ()) -> Snapshot: ...
     def blob(self, repo: str, oid: str) -> bytes: ...
     def create_review(self, repo: str, number: int, commit_sha: str, body: str, comments: list[dict]) -> int: ...
     def reply_to_review_comment(self, repo: str, number: int, comment_id: int, body: str) -> int: ...
@@ -256,14 +258,45 @@ _CHECKS = ("... on Commit { checkSuites(first: 20) { nodes { checkRuns(first: 50
            "{ nodes { databaseId name status conclusion title summary } } } } }")
 
 
+# Levels of nested Tree entries a listing reads (benchmarks/single_node/fixed_seq_len/deprecated/x.sh
+# is four below `benchmarks`).
+LISTING_DEPTH = 4
+
+
+def _listing(depth: int) -> str:
+    """`... on Tree { entries { name path type mode object { …one level deeper… } } }`."""
+    inner = f" object {{ {_listing(depth - 1)} }}" if depth > 1 else ""
+    return f"... on Tree {{ entries {{ name path type mode{inner} }} }}"
+
+
+def _mode(mode) -> str:
+    """GitHub's decimal `mode` (33188) as git's octal string (`100644`)."""
+    return f"{mode:06o}" if isinstance(mode, int) else str(mode or "")
+
+
+def _walk_listing(node: dict | None, rev: str, path: str, snap: Snapshot, depth: int = LISTING_DEPTH) -> None:
+    if not node or node.get("entries") is None:
+        return
+    snap.listed.add(f"{rev}:{path}")
+    snap.modes[f"{rev}:{path}" if path else f"{rev}:"] = "040000"
+    for e in node["entries"]:
+        key = f"{rev}:{e['path']}"
+        snap.modes[key] = _mode(e.get("mode"))
+        if e.get("type") == "tree" and depth > 1:
+            _walk_listing(e.get("object"), rev, e["path"], snap, depth - 1)
+
+
 RESOLVE_THREAD = "mutation($id: ID!) { resolveReviewThread(input: {threadId: $id}) { thread { id isResolved } } }"
 VIEWER = "query { viewer { login } }"
 
 
 def snapshot_document(owner: str, name: str, number: int, blobs: list[str], trees: list[str],
-                      head_sha: str | None, probes: list[str] = ()) -> tuple[str, dict[str, Any]]:
+                      head_sha: str | None, probes: list[str] = (),
+                      listings: list[str] = ()) -> tuple[str, dict[str, Any]]:
     """The one GraphQL query of a PR read: state, comments, threads, `blobs` and `trees` by alias
-    (`rev:path` expressions), the existence of `probes` files, and the check runs on `head_sha`.
+    (`rev:path` expressions; a tree's entries with their modes and blobs), the existence of `probes`
+    files, `listings` (names and modes, LISTING_DEPTH levels of nested Tree entries, no text), and the
+    check runs on `head_sha`.
     Every GraphQL document the bot sends comes from this function, `page_document`, RESOLVE_THREAD
     or VIEWER (validated against GitHub's schema in tests/bot/test_github_graphql_contract.py)."""
     variables: dict[str, Any] = {"owner": owner, "name": name, "number": number, "after": None, "tafter": None}
@@ -275,8 +308,12 @@ def snapshot_document(owner: str, name: str, number: int, blobs: list[str], tree
     for i, expr in enumerate(trees):
         decl.append(f", $t{i}: String!")
         variables[f"t{i}"] = expr
-        objects.append(f"    t{i}: object(expression: $t{i}) {{ ... on Tree {{ entries {{ name path type "
+        objects.append(f"    t{i}: object(expression: $t{i}) {{ ... on Tree {{ entries {{ name path type mode "
                        f"object {{ {_BLOB_FIELDS} }} }} }} }}")
+    for i, expr in enumerate(listings):
+        decl.append(f", $l{i}: String!")
+        variables[f"l{i}"] = expr
+        objects.append(f"    l{i}: object(expression: $l{i}) {{ {_listing(LISTING_DEPTH)} }}")
     for i, expr in enumerate(probes):  # whether a file exists: its oid, never its text
         decl.append(f", $p{i}: String!")
         variables[f"p{i}"] = expr
@@ -340,11 +377,13 @@ class PyGithubPort:
 
     @_wrap("reading the pull request state")
     def snapshot(self, repo: str, number: int, blobs: list[str], trees: list[str],
-                 head_sha: str | None = None, probes: list[str] = ()) -> Snapshot:
-        """One GraphQL read: PR state, comments, threads, check runs on `head_sha`, blobs, trees, and
-        whether each `probes` file exists (its oid only, never its text)."""
+                 head_sha: str | None = None, probes: list[str] = (), listings: list[str] = ()) -> Snapshot:
+        """One GraphQL read: PR state, comments, threads, check runs on `head_sha`, blobs, trees
+        (their blobs' text and modes), whether each `probes` file exists (its oid only, never its
+        text), and listings ("rev:dir": names and modes, LISTING_DEPTH levels of nested Tree
+        entries, no text)."""
         owner, name = repo.split("/", 1)
-        query, variables = snapshot_document(owner, name, number, blobs, trees, head_sha, probes)
+        query, variables = snapshot_document(owner, name, number, blobs, trees, head_sha, probes, listings)
         _, data = self.req.graphql_query(query, variables)
         r = (data.get("data") or {}).get("repository") or {}
         pr = r.get("pullRequest")
@@ -384,8 +423,14 @@ class PyGithubPort:
                 if e.get("type") == "blob":
                     key = f"{rev}:{e['path']}"
                     snap.blobs[key] = self._blob(e.get("object"), key, snap)
+                    snap.modes[key] = _mode(e.get("mode"))
                     listed.append(e["path"])
+            if node is not None:
+                snap.listed.add(expr)
             snap.trees[expr] = listed
+        for i, expr in enumerate(listings):
+            rev, _, path = expr.partition(":")
+            _walk_listing(r.get(f"l{i}"), rev, path.strip("/"), snap)
         for i, expr in enumerate(probes):
             snap.present[expr] = bool((r.get(f"p{i}") or {}).get("oid"))
         for suite in (((r.get("checks") or {}).get("checkSuites") or {}).get("nodes") or ()):

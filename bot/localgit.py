@@ -6,7 +6,9 @@ from pathlib import Path
 
 from rules.changelog.changes import changelog_candidates
 from rules.changeset import ChangeSet, FileChange
-from rules.config import Paths, path_matches
+from rules.config import EngineConfig, Paths, path_matches
+from rules.context import ReviewContext
+from rules.scripts.resolve import needed_paths, script_dirs
 
 CONFIG_PATH = ".github/recipe-review.yml"
 _STATUS = {"A": "added", "M": "modified", "D": "removed", "R": "renamed", "T": "modified", "C": "added"}
@@ -49,19 +51,64 @@ def _patch_of(raw: bytes) -> tuple[str | None, bool]:
     return text[at + 1:].rstrip("\n"), False
 
 
+def blobs(repo: Path, exprs: list[str]) -> dict[str, bytes | None]:
+    """Contents of many `rev:path` blobs in one `git cat-file --batch` (None: absent or not a blob)."""
+    if not exprs:
+        return {}
+    proc = subprocess.run(["git", "-C", str(repo), "cat-file", "--batch"], input="\n".join(exprs).encode() + b"\n",
+                          capture_output=True)
+    out: dict[str, bytes | None] = {}
+    data, pos = proc.stdout, 0
+    for expr in exprs:
+        nl = data.find(b"\n", pos)
+        if nl < 0:
+            out[expr] = None
+            continue
+        header = data[pos:nl].split()
+        pos = nl + 1
+        if len(header) == 3 and header[1] == b"blob":
+            size = int(header[2])
+            out[expr] = data[pos:pos + size]
+            pos += size + 1
+        else:
+            out[expr] = None
+            if len(header) == 3:  # a tree or commit: its body follows too
+                pos += int(header[2]) + 1
+    return out
+
+
+def listing(repo: Path, rev: str) -> tuple[dict[str, str], frozenset[str]]:
+    """(path → git mode, every directory) of the whole tree at `rev`."""
+    out: dict[str, str] = {}
+    dirs = {""}
+    for row in _git(repo, "ls-tree", "-r", "-t", "-z", rev).split(b"\0"):
+        if not row:
+            continue
+        meta, _, name = row.partition(b"\t")
+        mode = meta.split()[0].decode()
+        path = name.decode("utf-8", "surrogateescape")
+        out[path] = mode
+        if mode == "040000":
+            dirs.add(path)
+    return out, frozenset(dirs)
+
+
 def changeset_from_git(repo: Path, base: str, head: str = "HEAD", pr_number: int | None = None,
-                       paths: Paths | None = None) -> ChangeSet:
-    """Files changed between merge-base(base, head) and head, with contents and patches."""
+                       paths: Paths | None = None, config: EngineConfig | None = None) -> ChangeSet:
+    """Files changed between merge-base(base, head) and head, with contents and patches, plus the
+    context the rules read: master configs, runners.yaml, and for script reviews the tree listing,
+    the launchers and what `rules.scripts.resolve.needed_paths` asks for (the App reads the same)."""
     head_sha = resolve(repo, head)
     merge_base = _git(repo, "merge-base", resolve(repo, base), head_sha).decode().strip()
     return _changeset(repo, merge_base, head_sha, (head_sha,), lambda path: show(repo, head_sha, path),
-                      pr_number, paths)
+                      pr_number, paths, config)
 
 
 def changeset_from_worktree(repo: Path, base: str, pr_number: int | None = None,
-                            paths: Paths | None = None) -> ChangeSet:
+                            paths: Paths | None = None, config: EngineConfig | None = None) -> ChangeSet:
     """Like `changeset_from_git(repo, base, "HEAD")`, with each tracked file as it is in the working
-    tree (uncommitted edits included; untracked files are not part of the range)."""
+    tree (uncommitted edits included; untracked files are not part of the range). The context the
+    rules read (master configs, runners.yaml, the tree listing, launchers, resolved scripts) is HEAD's."""
     if _git(repo, "rev-parse", "--is-bare-repository", check=False).strip() == b"true":
         raise GitError(f"{repo} is a bare repository; give a checkout (a working tree)")
     if _git(repo, "rev-parse", "--is-inside-work-tree", check=False).strip() != b"true":
@@ -74,7 +121,7 @@ def changeset_from_worktree(repo: Path, base: str, pr_number: int | None = None,
         p = top / path
         return p.read_bytes() if p.is_file() else None
 
-    return _changeset(top, merge_base, head_sha, (), read, pr_number, paths)
+    return _changeset(top, merge_base, head_sha, (), read, pr_number, paths, config)
 
 
 def worktree_root(repo: Path) -> Path:
@@ -83,9 +130,10 @@ def worktree_root(repo: Path) -> Path:
 
 
 def _changeset(repo: Path, merge_base: str, head_sha: str, target: tuple[str, ...], read_head,
-               pr_number: int | None, paths: Paths | None) -> ChangeSet:
+               pr_number: int | None, paths: Paths | None, config: EngineConfig | None) -> ChangeSet:
     """The changeset of `git diff merge_base [target]` (no target: the working tree)."""
-    paths = paths or Paths()
+    config = config or EngineConfig()
+    paths = paths or config.paths
     names = _git(repo, "diff", "--name-status", "-z", "-M", merge_base, *target).split(b"\0")
     files = []
     i = 0
@@ -114,17 +162,25 @@ def _changeset(repo: Path, merge_base: str, head_sha: str, target: tuple[str, ..
             if meta.split(b" ")[1:2] == [b"blob"]:
                 found.append(path.decode())
         base_changelogs = tuple(sorted(found))
-    tree = _git(repo, "ls-tree", "-r", "-z", "--name-only", head_sha).split(b"\0")
-    wanted = (*paths.master_configs, *paths.runners)
-    context = {}
-    for p in (t.decode() for t in tree if t):
-        if p not in changed and path_matches(p, wanted):
-            blob = show(repo, head_sha, p)
-            if blob is not None:
-                context[p] = blob
     stamp = _git(repo, "show", "-s", "--format=%ct", merge_base, check=False).decode().strip()
-    return ChangeSet(files=tuple(files), pr_number=pr_number, context=context, base_changelogs=base_changelogs,
-                     base_time=int(stamp) if stamp.isdigit() else None)
+    base_time = int(stamp) if stamp.isdigit() else None
+    modes, dirs = listing(repo, head_sha)
+    scripting = script_dirs(changed | {f.base_path for f in files}, config)
+    wanted = (*paths.master_configs, *paths.runners, *(paths.launchers if scripting else ()))
+    want = [p for p, m in modes.items() if m != "040000" and p not in changed and path_matches(p, wanted)]
+    got = blobs(repo, [f"{head_sha}:{p}" for p in want])
+    context = {p: got[f"{head_sha}:{p}"] for p in want if got.get(f"{head_sha}:{p}") is not None}
+    cs = ChangeSet(files=tuple(files), pr_number=pr_number, context=context, base_changelogs=base_changelogs,
+                   base_time=base_time)
+    if not scripting:
+        return cs
+    cs = ChangeSet(files=cs.files, pr_number=pr_number, context=context, tree=modes, listed=dirs,
+                   base_changelogs=base_changelogs, base_time=base_time)
+    more = sorted(needed_paths(ReviewContext(cs, config)))
+    got = blobs(repo, [f"{head_sha}:{p}" for p in more])
+    context.update({p: got[f"{head_sha}:{p}"] for p in more if got.get(f"{head_sha}:{p}") is not None})
+    return ChangeSet(files=cs.files, pr_number=pr_number, context=context, tree=modes, listed=dirs,
+                     base_changelogs=base_changelogs, base_time=base_time)
 
 
 def config_at(repo: Path, rev: str) -> bytes | None:

@@ -83,9 +83,12 @@ def _badge(f: Finding) -> str:
 
 
 def _clip(text: str, limit: int) -> str:
-    if len(text) <= limit:
+    """`text` within `limit` UTF-8 bytes (GitHub counts bytes: `→` is three)."""
+    raw = text.encode("utf-8")
+    if len(raw) <= limit:
         return text
-    return text[: limit - 60].rstrip() + "\n\n… (truncated to fit GitHub's size limit)\n"
+    cut = raw[: limit - 60].decode("utf-8", "ignore")
+    return cut.rstrip() + "\n\n… (truncated to fit GitHub's size limit)\n"
 
 
 def _fix_line(fix: str, offer: bool) -> list[str]:

@@ -63,10 +63,16 @@ class ChangeSet:
     """A PR (or a local git range) as the rules see it.
 
     `context` holds head versions of files the PR does not change but rules need to read (master
-    configs, runners.yaml), keyed by path; `base_context` the same at the merge base.
+    configs, runners.yaml, launchers, benchmark scripts and their library), keyed by path;
+    `base_context` the same at the merge base.
     `base_changelogs` lists the changelog files that exist at the merge base where one would govern
     the changed files (`rules.changelog.changes.changelog_candidates`), when the builder looked:
     `()` means the base has none, None that nobody looked (the rules then assume one).
+
+    `tree` is a head listing of what exists (path → git file mode: `100644`, `100755`, `120000` for
+    a symlink, `040000` for a directory) under the directories in `listed`, each of which is listed
+    completely (its files and subdirectories). Outside `listed` nothing is known: `exists` says
+    None there, never False. `rules.scripts.resolve.needed_paths` says which contents a review needs.
     """
 
     files: tuple[FileChange, ...]
@@ -79,6 +85,38 @@ class ChangeSet:
     # Commit time (Unix seconds) of the merge base: the rules judge by the conventions in force
     # then (rules/conventions.py). None = unknown, judged by today's conventions.
     base_time: int | None = None
+    tree: Mapping[str, str] = field(default_factory=dict)
+    listed: frozenset[str] = frozenset()
+
+    def mode(self, path: str) -> str | None:
+        """Git file mode of `path` at head from the listing (changed files included), or None."""
+        f = self.file(path)
+        if f is not None and f.status == "removed":
+            return None
+        return self.tree.get(path) or ("100644" if f is not None else None)
+
+    def exists(self, path: str) -> bool | None:
+        """Whether `path` (file or directory) exists at head: True/False inside the listing, else None."""
+        f = self.file(path)
+        if f is not None:
+            return f.status != "removed"
+        if path in self.tree or path in self.listed or path in self.context:
+            return True
+        # Walk up to the nearest listed directory: a missing child on the way means absent.
+        child = path
+        while True:
+            parent = child.rsplit("/", 1)[0] if "/" in child else ""
+            if parent in self.listed:
+                return False if child not in self.tree else None
+            if parent == "" or parent in self.tree:
+                return None
+            child = parent
+
+    def is_dir(self, path: str) -> bool | None:
+        """Whether `path` is a directory at head (None when the listing does not cover it)."""
+        if path == "" or path in self.listed or self.tree.get(path) == "040000":
+            return True
+        return None if self.exists(path) is None else False
 
     def file(self, path: str) -> FileChange | None:
         for f in self.files:

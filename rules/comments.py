@@ -311,6 +311,31 @@ def added_lines(patch: str | None) -> frozenset[int] | None:
     return frozenset(ln.target_line_no for pf in ps for h in pf for ln in h if ln.is_added)
 
 
+def edited_lines(patch: str | None) -> frozenset[int]:
+    """Head lines a patch adds, plus the head lines on either side of each place it deletes lines
+    (a deletion has no head line of its own); empty when there is no usable patch."""
+    if not patch:
+        return frozenset()
+    text = "--- a/f\n+++ b/f\n" + patch.rstrip("\n") + "\n"
+    try:
+        ps = PatchSet(text)
+    except UnidiffParseError:
+        return frozenset()
+    out: set[int] = set()
+    for pf in ps:
+        for h in pf:
+            nxt = h.target_start
+            for ln in h:
+                if ln.is_added:
+                    out.add(ln.target_line_no)
+                    nxt = ln.target_line_no + 1
+                elif ln.is_removed:
+                    out.update((nxt - 1, nxt))
+                else:
+                    nxt = (ln.target_line_no or nxt) + 1
+    return frozenset(x for x in out if x > 0)
+
+
 def touched_lines(f: FileChange) -> frozenset[int] | None:
     """Lines the PR wrote: every line of an added file, the `+` lines otherwise; None when unknown."""
     text = f.head_text

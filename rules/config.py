@@ -18,7 +18,7 @@ the defaults plus the list of errors so the caller can report them once.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from wcmatch import glob
@@ -52,7 +52,9 @@ class Paths(BaseModel):
     runners: tuple[str, ...] = ("**/configs/runners.yaml",)
     # Serving recipes (YAML) and benchmark scripts.
     recipes: tuple[str, ...] = ("**/benchmarks/**/*.yaml", "**/benchmarks/**/*.yml")
-    scripts: tuple[str, ...] = ("**/benchmarks/**/*.sh",)
+    scripts: tuple[str, ...] = ("**/benchmarks/**/*.sh", "**/benchmarks/**/*.slurm")
+    # Runner launchers (`runners/launch_<runner>.sh`) and the helpers beside them.
+    launchers: tuple[str, ...] = ("**/runners/*.sh",)
     # Archived files: moving things here is a deprecation, not a benchmark change.
     deprecated: tuple[str, ...] = ("**/deprecated/**",)
 
@@ -91,6 +93,79 @@ class LabelsConfig(BaseModel):
     )
 
 
+# The environment the benchmark workflow gives a launcher for one point (`benchmark-tmpl.yml`'s
+# `env:`), as templates over the master-config key's fields merged with the point's (`-` written `_`).
+# `{name|default}` uses `default` when the field is absent; a template whose field is absent and has
+# no default leaves the variable unset. Computed fields: `seq` (`1k1k`, `8k1k`, else `<isl>_<osl>`),
+# `scenario` / `scenario_subdir` (`fixed_seq_len/` or `agentic/`, when that directory exists under
+# `benchmarks/single_node/`: older trees keep scripts flat) / `is_agentic`, `conc`, `gpu_count` (tp·pp·pcp), `max_model_len`
+# (isl + osl + 256; the matrix generator's 2048 for agentic points), `node` (the runner machine), `multinode_flag` (`true` for multinode keys).
+DEFAULT_POINT_ENV: dict[str, str] = {
+    "EXP_NAME": "{model_prefix}_{seq}", "MODEL": "{model}", "MODEL_PREFIX": "{model_prefix}", "IMAGE": "{image}",
+    "FRAMEWORK": "{framework}", "PRECISION": "{precision}", "ISL": "{isl}", "OSL": "{osl}",
+    "MAX_MODEL_LEN": "{max_model_len|2048}", "TP": "{tp}", "PP_SIZE": "{pp|1}", "DCP_SIZE": "{dcp_size|1}",
+    "PCP_SIZE": "{pcp_size|1}", "EP_SIZE": "{ep|1}", "DP_ATTENTION": "{dp_attn|false}", "CONC": "{conc}",
+    "SPEC_DECODING": "{spec_decoding|none}", "DISAGG": "{disagg|false}", "RUN_EVAL": "false", "EVAL_ONLY": "false",
+    "SCENARIO_TYPE": "{scenario}", "SCENARIO_SUBDIR": "{scenario_subdir}", "IS_AGENTIC": "{is_agentic}",
+    "KV_OFFLOADING": "{kv_offloading|none}", "KV_OFFLOAD_BACKEND": "{kv_offload_backend|}",
+    "TOTAL_CPU_DRAM_GB": "{total_cpu_dram_gb|0}", "DURATION": "{duration|3600}", "RANDOM_RANGE_RATIO": "0.8",
+    "RESULT_FILENAME": "{model_prefix}_{seq}_{precision}_{framework}_tp{tp}_conc{conc}_{node}",
+    "RESULT_DIR": "/workspace/results", "GPU_COUNT": "{gpu_count}", "RUNNER_TYPE": "{runner}", "RUNNER_NAME": "{node}",
+    "IS_MULTINODE": "{multinode_flag}",
+}
+# Variables the runner machine provides at run time: their values are unknown to a review.
+DEFAULT_RUNTIME_ENV: tuple[str, ...] = (
+    "GITHUB_WORKSPACE", "HOME", "USER", "PATH", "HOSTNAME", "TMPDIR", "HF_TOKEN", "HF_HUB_CACHE", "SLURM_JOB_ID",
+    "SLURMD_NODENAME", "SLURM_NODELIST", "CUDA_VISIBLE_DEVICES", "GITHUB_ENV", "GITHUB_STEP_SUMMARY", "RUNNER_TEMP",
+    "GITHUB_RUN_ID", "GITHUB_SHA", "PWD")
+
+
+# Launcher inputs that decide which script runs; the launcher pass leaves every other point value
+# unknown (so points differing only in, say, concurrency share one launcher interpretation) and
+# fills those values back into the environment the script receives. A path that comes out unknown
+# is interpreted again with every value.
+DEFAULT_LAUNCHER_INPUTS: tuple[str, ...] = (
+    "EXP_NAME", "MODEL_PREFIX", "PRECISION", "FRAMEWORK", "SPEC_DECODING", "SCENARIO_SUBDIR", "SCENARIO_TYPE",
+    "IS_AGENTIC", "IS_MULTINODE", "DISAGG", "KV_OFFLOADING", "KV_OFFLOAD_BACKEND", "RUNNER_NAME", "RUNNER_TYPE")
+
+
+class ScriptsConfig(BaseModel):
+    """How a master-config point reaches its launcher, benchmark script and engine command.
+
+    The script naming itself (model code, precision, SKU, framework and spec-decoding suffixes,
+    fallbacks) is not configured: it is read from the launchers, which the resolver interprets.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # The launcher a runner machine runs, relative to the repository layout's root; `{node}` is the
+    # machine name up to its first `_` (the workflow runs `./runners/launch_${RUNNER_NAME%%_*}.sh`).
+    launcher: str = "runners/launch_{node}.sh"
+    # The shared benchmark library every benchmark script sources (read for every resolution).
+    library: str = "benchmarks/benchmark_lib.sh"
+    # Environment the workflow passes to the launcher per point (see DEFAULT_POINT_ENV).
+    point_env: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_POINT_ENV))
+    # Point values the launcher pass keeps (see DEFAULT_LAUNCHER_INPUTS).
+    launcher_inputs: tuple[str, ...] = DEFAULT_LAUNCHER_INPUTS
+    # Variables whose run-time values a review cannot know.
+    runtime_env: tuple[str, ...] = DEFAULT_RUNTIME_ENV
+    # When a shared file changes (a launcher, the library), resolve at most this many keys through it.
+    max_keys: int = Field(default=40, ge=0, le=10_000)
+    # Launcher paths (key × runner machine × spec-decoding × scenario) resolved per review; each
+    # brings its points (entries × concurrencies). Keys beyond it are listed in a Skipped check.
+    max_paths: int = Field(default=400, ge=1, le=100_000)
+    # Concurrencies resolved per search-space entry: "ends" (lowest and highest: both sides of a
+    # `CONC` threshold in practice, at a fraction of the cost) or "all".
+    concurrencies: Literal["ends", "all"] = "ends"
+    # Scripts are interpreted for at most this many points each, per launcher (every point's
+    # launcher still is).
+    points_per_script: int = Field(default=2, ge=1, le=10_000)
+    # And beyond that, for the entries the PR adds or edits: one point per distinct parallelism
+    # (tp, ep, dp-attn, pp, spec-decoding) at its highest concurrency, at most this many per
+    # script and launcher, so the engine checks see each new label.
+    new_entry_points: int = Field(default=8, ge=0, le=10_000)
+
+
 class FixConfig(BaseModel):
     """The `/fix` command (used by the bot; `recipe-review fix` ignores it)."""
 
@@ -108,6 +183,7 @@ class RepoConfig(BaseModel):
     paths: Paths = Paths()
     rules: dict[str, RuleConfig] = Field(default_factory=dict)
     labels: LabelsConfig = LabelsConfig()
+    scripts: ScriptsConfig = ScriptsConfig()
     review_drafts: bool = False  # review draft PRs too
     max_inline_comments: int = Field(default=30, ge=0, le=100)  # open inline threads of the bot on a PR
     fix: FixConfig = FixConfig()  # `/fix`: push a commit with the computed fixes

@@ -7,7 +7,7 @@ from rules.changeset import ChangeSet, FileChange
 from rules.config import EngineConfig, path_matches
 from rules.document import Document, parse_yaml
 
-KINDS = ("changelog", "master_configs", "runners", "recipes", "scripts")
+KINDS = ("changelog", "master_configs", "runners", "recipes", "scripts", "launchers")
 
 
 @dataclass
@@ -19,7 +19,14 @@ class ReviewContext:
     _cache: dict = field(default_factory=dict, repr=False)
 
     def kind(self, path: str) -> str | None:
-        """Which kind of file `path` is (a `Paths` field name), or None."""
+        """Which kind of file `path` is (a `Paths` field name), or None (memoized: glob matching is
+        costly and script reviews ask about every listed path)."""
+        kinds = self._cache.setdefault(("kind",), {})
+        if path not in kinds:
+            kinds[path] = self._kind(path)
+        return kinds[path]
+
+    def _kind(self, path: str) -> str | None:
         paths = self.config.paths
         if path_matches(path, paths.deprecated):
             return "deprecated"

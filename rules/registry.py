@@ -74,8 +74,25 @@ from rules.recipe.checks import (
     workers_nodes_mismatch,
 )
 from rules.scripts.checks import (
+    benchmark_helper_bypassed,
+    benchmark_size_hard_coded,
+    command_overwritten_before_use,
     expert_parallel_unconditional,
+    flag_missing_value,
+    health_check_without_fail,
+    launcher_not_a_script,
+    mtp_environment_missing,
     mtp_script_missing_chat_template,
+    script_framework_mismatch,
+    script_missing_for_config,
+    script_unreachable,
+    shellcheck_error,
+    shellcheck_warning,
+    sibling_inconsistency,
+    source_path_unresolved,
+    speculative_flags_in_non_mtp_script,
+    validated_variable_unused,
+    variable_unset_under_set_u,
 )
 
 ALL_RULES = (
@@ -139,6 +156,23 @@ ALL_RULES = (
     mtp_script_missing_chat_template,
     expert_parallel_unconditional,
     recipe_container_mismatch,
+    script_missing_for_config,
+    script_framework_mismatch,
+    script_unreachable,
+    source_path_unresolved,
+    variable_unset_under_set_u,
+    flag_missing_value,
+    command_overwritten_before_use,
+    health_check_without_fail,
+    benchmark_size_hard_coded,
+    benchmark_helper_bypassed,
+    speculative_flags_in_non_mtp_script,
+    mtp_environment_missing,
+    sibling_inconsistency,
+    launcher_not_a_script,
+    shellcheck_error,
+    shellcheck_warning,
+    validated_variable_unused,
 )
 
 _BY_KEY = {}

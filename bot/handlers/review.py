@@ -29,11 +29,12 @@ from rules.changeset import ChangeSet, FileChange
 from rules.changelog.analysis import changelog_diffs
 from rules.changelog.changes import changelog_candidates
 from rules import load_config
-from rules.config import EngineConfig, Paths, path_matches
+from rules.config import EngineConfig, Paths, RepoConfig, path_matches
 from rules.context import ReviewContext
 from rules.document import parse_yaml
 from rules.engine import Report, run
 from rules.fix import has_fix
+from rules.scripts.resolve import needed_paths, script_dirs
 
 log = logging.getLogger(__name__)
 
@@ -146,7 +147,8 @@ def _marked(snap: Snapshot, marker: str, bot_login: str):
     return None
 
 
-def build_changeset(job: ReviewJob, merge_base: str, files, snap: Snapshot, paths: Paths) -> ChangeSet:
+def build_changeset(job: ReviewJob, merge_base: str, files, snap: Snapshot, paths: Paths,
+                    extra: set[str] | frozenset[str] = frozenset()) -> ChangeSet:
     changes = []
     for f in files:
         base = None if f.status == "added" else snap.blobs.get(f"{merge_base}:{f.previous_path or f.path}")
@@ -158,14 +160,16 @@ def build_changeset(job: ReviewJob, merge_base: str, files, snap: Snapshot, path
     changed = {f.path for f in files}
     context = {}
     prefix = f"{job.head_sha}:"
-    wanted = (*paths.master_configs, *paths.runners)
+    wanted = (*paths.master_configs, *paths.runners, *paths.launchers)
     for key, raw in snap.blobs.items():
         if key.startswith(prefix) and raw is not None:
             path = key[len(prefix):]
-            if path not in changed and path_matches(path, wanted):
+            if path not in changed and (path in extra or path_matches(path, wanted)):
                 context[path] = raw
+    tree = {k[len(prefix):]: m for k, m in snap.modes.items() if k.startswith(prefix)}
+    listed = frozenset(k[len(prefix):] for k in snap.listed if k.startswith(prefix))
     return ChangeSet(files=tuple(changes), pr_number=job.number, repo=job.repo, title=snap.pull.title,
-                     context=context)
+                     context=context, tree=tree, listed=listed)
 
 
 @dataclass
@@ -231,9 +235,16 @@ def fetch(port: GitHubPort, job: ReviewJob, drafts: bool = False) -> Fetched | O
     defaults = Paths()
     trees = sorted(f"{job.head_sha}:{d}" for d in _context_dirs(
         changed_paths, (*defaults.master_configs, *defaults.runners)))
+    # Script reviews (a script, launcher, master config or runners.yaml changed): the launchers
+    # with their text and file modes, and a listing of `benchmarks/` (names and modes), in the
+    # same query; what the resolution then needs comes in one more read (`needed_paths`).
+    dirs = script_dirs(changed_paths + [f.previous_path for f in files if f.previous_path],
+                       EngineConfig(RepoConfig(paths=defaults)))
+    trees += sorted(f"{job.head_sha}:{d}" for d in dirs if d.endswith("runners") and f"{job.head_sha}:{d}" not in trees)
+    listings = sorted(f"{job.head_sha}:{d}" for d in dirs if d.endswith("benchmarks"))
     all_paths = sorted({p for f in files for p in (f.path, f.previous_path) if p})
     probes = changelog_probes(merge_base, all_paths, defaults.changelog)
-    snap = port.snapshot(job.repo, job.number, blobs, trees, job.head_sha, probes or [])
+    snap = port.snapshot(job.repo, job.number, blobs, trees, job.head_sha, probes or [], listings=listings)
     for i in range(0, len(more_blobs), BLOBS_PER_QUERY):  # a PR with hundreds of files
         more = port.snapshot(job.repo, job.number, more_blobs[i:i + BLOBS_PER_QUERY], [])
         snap.blobs.update(more.blobs)
@@ -262,6 +273,17 @@ def fetch(port: GitHubPort, job: ReviewJob, drafts: bool = False) -> Fetched | O
     if probes is not None:  # which changelogs the base has: none means no entry can be required
         changeset = dataclasses.replace(changeset, base_changelogs=tuple(
             p.partition(":")[2] for p in probes if snap.present.get(p)))
+    if listings:
+        needed = sorted(needed_paths(ReviewContext(changeset, config)))
+        for i in range(0, len(needed), BLOBS_PER_QUERY):
+            more = port.snapshot(job.repo, job.number, [f"{job.head_sha}:{p}" for p in needed[i:i + BLOBS_PER_QUERY]], [])
+            snap.blobs.update(more.blobs)
+            for key, oid in more.truncated.items():
+                snap.blobs[key] = port.blob(job.repo, oid)
+        if needed:
+            changeset = dataclasses.replace(
+                build_changeset(job, merge_base, files, snap, config.paths, extra=set(needed)),
+                base_changelogs=changeset.base_changelogs)
     return Fetched(snap, files, merge_base, changeset, config, config_errors, job)
 
 

@@ -43,7 +43,7 @@ from rules.context import ReviewContext
 from rules.document import Document
 from rules.recipe import engine_defaults as defaults
 from rules.recipe.engine_defaults import Assumed
-from rules.recipe.points import JsonArg, Point, Role, Value, as_int, as_number, recipe_points
+from rules.recipe.points import JsonArg, Point, Role, Value, added_in, anchor, as_int, as_number, recipe_points
 
 GB = 10**9
 GIB = 2**30
@@ -258,6 +258,11 @@ _ARG_NAMES = {
         "tp": ("tensor_parallel_size",), "pp": ("pipeline_parallel_size",), "ep": ("moe_expert_parallel_size",),
         "max_seqs": ("max_batch_size",), "mbt": ("max_num_tokens",),
     },
+    # ATOM (ROCm, single-node scripts): only its scheduler cap is modelled; its capture, DP and
+    # defaults are not in the defaults table, so nothing else is read.
+    "atom": {
+        "tp": ("tensor-parallel-size",), "max_seqs": ("max-num-seqs",), "mbt": ("max-num-batched-tokens",),
+    },
 }
 
 
@@ -354,8 +359,10 @@ def settings_from(src: ArgSource, *, path: str, point: str, source: str, image: 
         _vllm(es, src)
     elif engine == "sglang":
         _sglang(es, src)
-    else:
+    elif engine == "trtllm":
         _trtllm(es, src)
+    else:
+        _atom(es, src)
     for fld, arg in (("mem_fraction", names.get("mem")), ("kv_dtype", names.get("kv"))):
         got = _first(src, arg) if arg else None
         if got is not None:
@@ -422,6 +429,16 @@ def _vllm(es: EngineSettings, src: ArgSource) -> None:
 def _sglang(es: EngineSettings, src: ArgSource) -> None:
     dpa = src.arg("enable-dp-attention")
     es.dp_attention = Setting(bool(_bool(dpa)), dpa.line if dpa else None, "enable-dp-attention")
+    if es.ep is None:
+        # An all-to-all MoE backend (DeepEP, Mooncake, MegaMoE, …) or the older `enable-ep-moe` /
+        # `enable-deepep-moe` flags make SGLang set ep_size = tp_size (server_args.py).
+        a2a = src.arg("moe-a2a-backend")
+        flag = next(((n, v) for n in ("enable-ep-moe", "enable-deepep-moe") if (v := src.arg(n)) is not None
+                     and _bool(v)), None)
+        if a2a is not None and str(a2a.value).strip().lower() not in ("", "none", "null") and "$" not in str(a2a.value):
+            es.ep = Setting(es._n(es.tp), a2a.line, f"moe-a2a-backend {a2a.value} (ep = tp)")
+        elif flag is not None:
+            es.ep = Setting(es._n(es.tp), flag[1].line, f"{flag[0]} (ep = tp)")
     if es.ep is not None and (as_int(es.ep.value) or 1) > 1:
         es.expert_parallel = Setting(True, es.ep.line, es.ep.name)
     off = src.arg("disable-cuda-graph")
@@ -440,6 +457,15 @@ def _sglang(es: EngineSettings, src: ArgSource) -> None:
         steps = _int_setting(es, src, ("speculative-num-steps",))
         if steps is not None:
             es.spec_tokens = steps
+
+
+def _atom(es: EngineSettings, src: ArgSource) -> None:
+    dpa = src.arg("enable-dp-attention")
+    es.dp_attention = Setting(bool(_bool(dpa)), dpa.line if dpa else None, "enable-dp-attention")
+    if es.dp_attention_on and es.max_seqs is not None:
+        # Whether ATOM's cap is per attention-DP rank or the server's total is not modelled.
+        es.unknowns.append("`max-num-seqs` under ATOM DP attention: its scope (per rank or total) is not modelled")
+        es.max_seqs = None
 
 
 def _trtllm(es: EngineSettings, src: ArgSource) -> None:
@@ -688,6 +714,8 @@ def capture_need(bp: "BenchmarkPoint", es: EngineSettings) -> CaptureNeed | None
     (graphs off, no concurrency, or an unreadable capture setting)."""
     if es.engine is None or es.capture_off is not None or not bp.concurrencies:
         return None
+    if es.dp_attention is not None and es.dp_attention.value is None:
+        return None  # the per-rank batch depends on DP attention, which is not known
     top = es.capture_top()
     if top is None or as_int(top.value) is None:
         return None
@@ -719,6 +747,8 @@ def capacity(bp: "BenchmarkPoint") -> Capacity | str | None:
     for es in serving:
         if es.engine is None:
             return f"{es.role}: engine unknown"
+        if es.dp_attention is not None and es.dp_attention.value is None:
+            return f"{es.role}: {es.dp_attention.name}, which decides the cap's scope, is not known"
         if es.max_seqs is None:
             bad = [u for u in es.unknowns if _ARG_NAMES[es.engine]["max_seqs"][0] in u]
             return f"{es.role}: {bad[0]}" if bad else None
@@ -1098,6 +1128,28 @@ def changed_settings(ctx: ReviewContext) -> Iterator[tuple[str, list[BenchmarkPo
 
     for path, _ in changed_recipes(ctx):
         yield path, point_settings(ctx, path)
+
+
+def engine_points(ctx: ReviewContext) -> Iterator[tuple[str, list[BenchmarkPoint]]]:
+    """`changed_settings`, then the single-node benchmark points the review resolved to an engine
+    command (`rules/scripts/engine.py`): the source for the rules that read only the engine and the
+    point's concurrency and labels (the recipe-only rules — pools, nodes, MTP recipe conventions —
+    keep `changed_settings`)."""
+    from rules.scripts.engine import script_points  # the scripts domain builds on this module
+
+    yield from changed_settings(ctx)
+    yield from script_points(ctx)
+
+
+def label_anchor(ctx: ReviewContext, bp: BenchmarkPoint, line: int | None, mp: MasterPoint) -> tuple[str, int | None]:
+    """Where a finding that a master label and the engine disagree goes: the engine's line, unless
+    the engine is a script's command the PR did not touch there while the PR adds the label's
+    master-config line — then on that line (blame what the PR changed)."""
+    if bp.source == "script":
+        if line not in added_in(ctx, bp.path) and mp.line in added_in(ctx, mp.path):
+            return mp.path, mp.line
+        return bp.path, line
+    return bp.path, anchor(ctx, bp.path, line)
 
 
 def insert_after(ctx: ReviewContext, path: str, line: int | None, text: str, sibling: bool = True) -> str | None:

@@ -455,11 +455,16 @@ def added_lines(patch: str | None) -> set[int]:
 
 def anchor(ctx: ReviewContext, path: str, line: int | None, *others: int | None) -> int | None:
     """The line a finding about several values goes on: the first one the PR added, else `line`."""
-    added = ctx.memo(("recipe", "added", path), lambda: _added_for(ctx, path))
+    added = added_in(ctx, path)
     for cand in (line, *others):
         if cand is not None and cand in added:
             return cand
     return line if line is not None else next((o for o in others if o is not None), None)
+
+
+def added_in(ctx: ReviewContext, path: str) -> set[int]:
+    """Head lines the PR adds to `path` (memoized per review; none for a file it does not change)."""
+    return ctx.memo(("recipe", "added", path), lambda: _added_for(ctx, path))
 
 
 def _added_for(ctx: ReviewContext, path: str) -> set[int]:

@@ -37,6 +37,10 @@ def documents():
                     probes = [f"{SHA}:perf-changelog{i}.yaml" for i in range(n_probes)]
                     q, v = github.snapshot_document("octo", "bench", 7, blobs, trees, head, probes)
                     yield f"snapshot-{n_blobs}b-{n_trees}t-{n_probes}p-{'head' if head else 'nohead'}", q, v
+    for n_listings in (1, 2):  # script reviews: launchers (tree with modes) and nested listings of benchmarks/
+        listings = [f"{SHA}:benchmarks", f"{SHA}:runners"][:n_listings]
+        q, v = github.snapshot_document("octo", "bench", 7, [f"{SHA}:a.yaml"], [f"{SHA}:runners"], SHA, [], listings)
+        yield f"snapshot-{n_listings}l", q, v
     for after, tafter in ((None, None), ("Y3Vyc29yOnYyOjk5", None), (None, "Y3Vyc29yOnYyOjk5"),
                           ("Y3Vyc29yOnYyOjk5", "Y3Vyc29yOnYyOjk5")):
         yield f"page-{bool(after)}-{bool(tafter)}", github.page_document(), {

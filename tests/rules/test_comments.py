@@ -5,7 +5,6 @@ from hypothesis import strategies as st
 
 from rules.changeset import FileChange
 from rules.comments import added_lines, blocks, shell_comments, touched_lines, yaml_comments
-from rules.scripts.parse import commands
 
 YAML = """# head 1
 # head 2
@@ -75,28 +74,6 @@ def test_garbage_patch_has_no_added_lines():
 def test_touched_lines_of_added_file_is_everything():
     assert touched_lines(FileChange("a.yaml", "added", head=b"a\nb\n")) == frozenset({1, 2, 3})
     assert touched_lines(FileChange("a.yaml", "modified", head=b"a\n")) is None
-
-
-def test_shell_commands_join_continuations_and_track_conditions():
-    script = "\n".join([
-        "#!/bin/bash",
-        'if [ "$EP_SIZE" -gt 1 ]; then',
-        '  EP="--enable-expert-parallel"  # comment --use-chat-template',
-        "fi",
-        "for x in 1 2; do echo $x; done",
-        "case $MODE in",
-        "  a) run ;;",
-        "esac",
-        "vllm serve m \\",
-        "  --tp 8",
-    ])
-    cmds = commands(script)
-    ep = next(c for c in cmds if c.text.startswith("EP="))
-    assert ep.conditions == (' [ "$EP_SIZE" -gt 1 ]',) and "use-chat-template" not in ep.text
-    run = next(c for c in cmds if "run ;;" in c.text)
-    assert run.conditions == ("case $MODE",)
-    serve = cmds[-1]
-    assert (serve.text, serve.line, serve.end_line, serve.conditions) == ("vllm serve m --tp 8", 9, 10, ())
 
 
 def _plain_comment_col(raw, quote):

@@ -13,7 +13,7 @@ def test_oversized_script_is_skipped_with_its_size():
                                      patch="@@ -0,0 +1,2 @@\n+#!/bin/bash\n+run_benchmark_serving --model x"),))
     r = run(cs, rules=[mtp_script_missing_chat_template, expert_parallel_unconditional])
     assert r.findings == []
-    assert any(c.status == "skipped" and "not scanned" in c.detail for c in r.checks)
+    assert any(c.status == "skipped" and "not parsed" in c.detail for c in r.checks)
 
 
 def test_generated_master_config_with_thousands_of_keys_is_read_in_one_load():

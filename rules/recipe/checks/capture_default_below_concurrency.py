@@ -9,6 +9,9 @@ more, 256 below 160 GB at TP < 4, 160 before SGLang 0.5.3); TensorRT-LLM's CUDA 
 default was taken for (from the image tag), or says the newest behaviour was assumed. A nit:
 only speed suffers, and the build in the image may differ.
 
+Single-node benchmark scripts are read too: the engine command each resolved point launches, against
+that point's concurrency.
+
 ## Why it matters
 Without a cap the engine captures only its default range; raising the concurrency above it
 (#1375: conc-end 64 → 256 with no `--cuda-graph-max-bs`) leaves the new top points running
@@ -28,7 +31,7 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
-from rules.recipe.engine_settings import capture_need, changed_settings, fmt, where
+from rules.recipe.engine_settings import capture_need, engine_points, fmt, where
 from rules.recipe.points import Once, anchor, points_note
 
 CODE = "RR213"
@@ -37,7 +40,7 @@ SEVERITY = Severity.NIT
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed]:
-    for path, bps in changed_settings(ctx):
+    for path, bps in engine_points(ctx):
         bad, good = Once(), Once()
         for bp in bps:
             if bp.scenario != "fixed-seq-len":

@@ -9,6 +9,9 @@ TensorRT-LLM (`cuda_graph_config`) count requests. This rule judges caps written
 caps from engine defaults are `capture-default-below-concurrency`'s (a nit). Explicit vLLM
 capture lists are judged by the capture-list rules (RR201–RR204), so they are not repeated here.
 
+Single-node benchmark scripts are read too: the engine command each resolved point launches, against
+that point's concurrency.
+
 ## Why it matters
 Decode steps with a batch above the largest captured size run without CUDA graphs (eagerly, or
 piecewise), so the points at the top of the sweep measure a slower engine than the recipe
@@ -29,7 +32,7 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.recipe.engine_settings import capture_need, changed_settings, fmt, suggest_number, where
+from rules.recipe.engine_settings import capture_need, engine_points, fmt, suggest_number, where
 from rules.recipe.points import Once, anchor, points_note
 
 CODE = "RR212"
@@ -38,7 +41,7 @@ SEVERITY = Severity.BLOCKING
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
-    for path, bps in changed_settings(ctx):
+    for path, bps in engine_points(ctx):
         bad, good, skipped = Once(), Once(), Once()
         for bp in bps:
             if bp.scenario != "fixed-seq-len":

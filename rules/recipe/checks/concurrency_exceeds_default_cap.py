@@ -9,6 +9,8 @@ message names the engine version the default was taken for, or says that the new
 was assumed because the image names no version. A nit: the default may differ in the build
 the image actually runs.
 
+Single-node benchmark scripts are read too: the engine command each resolved point launches.
+
 ## Why it matters
 A concurrency above the default cap queues requests exactly as an explicit one does, and
 nobody sees it in the recipe because the cap is not written down.
@@ -30,7 +32,7 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
-from rules.recipe.engine_settings import capacity, changed_settings, fmt, where
+from rules.recipe.engine_settings import capacity, engine_points, fmt, where
 from rules.recipe.points import Once, anchor, points_note
 
 CODE = "RR211"
@@ -44,7 +46,7 @@ class Options(RuleOptions):
 
 
 def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed]:
-    for path, bps in changed_settings(ctx):
+    for path, bps in engine_points(ctx):
         bad, good = Once(), Once()
         for bp in bps:
             if not bp.concurrencies or bp.scenario != "fixed-seq-len":
@@ -61,7 +63,7 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed]:
                 continue
             msg = (f"concurrency `{fmt(top.value)}` ({top.source}) is above what the serving workers admit by "
                    f"default: {cap.arith}, from the {'; '.join(cap.assumed)}")
-            bad.add((msg,), bp.name, (where(bp), (top.line, bp.benchmark_line), msg, words))
+            bad.add((msg,), bp.name, (where(bp), ((top.line,) if top.path in (None, path) else ()) + (bp.benchmark_line,), msg, words))
         for (w, lines, msg, words), names in bad.items():
             yield Problem(path, anchor(ctx, path, *lines), f"{w}: {msg}{points_note(names)}.",
                           evidence=(words,))

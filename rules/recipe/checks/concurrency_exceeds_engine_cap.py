@@ -6,7 +6,9 @@ engine core with its own scheduler); SGLang `max-running-requests` (the server's
 over DP-attention ranks); TensorRT-LLM `max_batch_size` × attention-DP ranks. The point's
 capacity is that × the role's workers. The concurrency is the largest the point runs: the
 recipe's `benchmark.concurrencies` (what srtctl runs), else `CONC`, else the master-config
-search-space points that name the recipe.
+search-space points that name the recipe. A single-node benchmark script is read the same way:
+the engine command its resolved point launches (`rules/scripts/engine.py`) against that point's
+concurrency.
 
 Aggregated points are flagged above their capacity. A disaggregated point holds some requests
 outside decode (prefill and KV transfer), and generated submissions oversubscribe decode by up
@@ -38,7 +40,7 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.recipe.engine_settings import Capacity, capacity, changed_settings, fmt, where
+from rules.recipe.engine_settings import Capacity, capacity, engine_points, fmt, where
 from rules.recipe.points import Once, anchor, points_note
 
 CODE = "RR210"
@@ -63,7 +65,7 @@ def over(bp, cap: Capacity, factor: float) -> tuple[bool, str]:
 
 
 def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | Skipped]:
-    for path, bps in changed_settings(ctx):
+    for path, bps in engine_points(ctx):
         bad, good, skipped = Once(), Once(), Once()
         for bp in bps:
             if not bp.concurrencies:
@@ -90,7 +92,8 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
             role = "decode" if bp.disaggregated else bp.serving()[0].role
             times = top.value / cap.total if cap.total > 0 else float("inf")
             ratio = f"{times:.2g}×" if cap.total > 0 else "more than"
-            msg = (f"concurrency `{fmt(top.value)}` ({top.source}) is {ratio} what the {role} workers admit: "
+            who = "the server admits" if bp.source == "script" else f"the {role} workers admit"
+            msg = (f"concurrency `{fmt(top.value)}` ({top.source}) is {ratio} what {who}: "
                    f"{cap.arith}")
             # Cap and concurrency split evenly: the edited one carries it; in a new file, the
             # concurrency (where the benchmark states what it measures).

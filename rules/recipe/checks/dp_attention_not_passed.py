@@ -6,6 +6,10 @@ point itself for an aggregated recipe) with `dp-attn`. The label must reach the 
 `enable-dp-attention: true`, TensorRT-LLM `enable_attention_dp: true`, vLLM a
 `data-parallel-size` above 1 (vLLM's data parallelism is attention data parallelism).
 
+Single-node benchmark scripts are read too: a point labelled `dp-attn: true` whose resolved engine
+command does not enable DP attention. The finding goes on the script's line, or on the master-config
+entry when the PR adds that entry and leaves the script's line alone (blame what the PR changed).
+
 ## Why it matters
 The results are published under the label: a point labelled DP-attention that runs the plain
 TP path is compared against other DP-attention points as if it were one, and its concurrency
@@ -25,9 +29,9 @@ from collections.abc import Iterator
 
 from rules.config import RuleOptions
 from rules.context import ReviewContext
-from rules.finding import Passed, Problem, Severity
-from rules.recipe.engine_settings import changed_settings, master_label, suggest_number, where
-from rules.recipe.points import Once, anchor, points_note
+from rules.finding import Passed, Problem, Severity, Skipped
+from rules.recipe.engine_settings import engine_points, label_anchor, master_label, suggest_number, where
+from rules.recipe.points import Once, points_note
 
 CODE = "RR215"
 NAME = "dp-attention-not-passed"
@@ -36,9 +40,9 @@ FLAG = {"sglang": "enable-dp-attention: true", "trtllm": "enable_attention_dp: t
         "vllm": "data-parallel-size above 1"}
 
 
-def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed]:
-    for path, bps in changed_settings(ctx):
-        bad, good = Once(), Once()
+def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
+    for path, bps in engine_points(ctx):
+        bad, good, skipped = Once(), Once(), Once()
         for bp in bps:
             for es in bp.roles:
                 if es.engine not in FLAG:
@@ -48,17 +52,23 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                         continue
                     w = where(bp, es)
                     label = f"master `{mp.key}` ({mp.path}:{mp.line}) labels {es.role} `dp-attn: true`"
+                    if es.dp_attention is not None and es.dp_attention.value is None:
+                        skipped.add((es.role, mp.key), bp.name, f"{w}: {label}; {es.dp_attention.name} is not known")
+                        continue
                     if es.dp_attention_on:
                         good.add((es.role, mp.key), bp.name, f"{w}: {label}; {es.dp_attention.label} ✓")
                         continue
                     have = es.dp_attention.label if es.dp_attention is not None and es.dp_attention.line else "not set"
                     msg = f"{label}, but the {es.role} role does not enable DP attention ({FLAG[es.engine]}; here {have})"
                     line = es.dp_attention.line if es.dp_attention is not None and es.dp_attention.line else es.block_line
+                    at, line = label_anchor(ctx, bp, line, mp)
                     sug = None
-                    if es.engine != "vllm" and es.dp_attention is not None and es.dp_attention.line:
+                    if at == path and es.engine != "vllm" and es.dp_attention is not None and es.dp_attention.line:
                         sug = suggest_number(ctx, path, es.dp_attention.line, "false", "true")
-                    bad.add((es.role, line), bp.name, (w, line, msg, sug))
-        for (w, line, msg, sug), names in bad.items():
-            yield Problem(path, anchor(ctx, path, line), f"{w}: {msg}{points_note(names)}.", suggestion=sug)
+                    bad.add((es.role, at, line), bp.name, (w, at, line, msg, sug))
+        for (w, at, line, msg, sug), names in bad.items():
+            yield Problem(at, line, f"{w}: {msg}{points_note(names)}.", suggestion=sug)
         for g, names in good.items():
             yield Passed(f"{path}: {g}{points_note(names)}", path=path)
+        for sk, names in skipped.items():
+            yield Skipped(f"{path}: {sk}{points_note(names)}", path=path)

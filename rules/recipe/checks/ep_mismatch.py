@@ -6,6 +6,10 @@ vLLM `enable-expert-parallel` makes the experts parallel over all ranks of the i
 otherwise 1; SGLang `expert-parallel-size` / `ep-size` (1 when unset); TensorRT-LLM
 `moe_expert_parallel_size` (1 when unset).
 
+Single-node benchmark scripts are read too: the expert-parallel size of each resolved point's engine
+command against the entry's `ep`. The finding goes on the script's line, or on the master-config
+entry when the PR adds that entry and leaves the script's line alone.
+
 ## Why it matters
 The published result records the label (the repository's result processing reads `ep` from the
 matrix), so a mismatch publishes an EP-N number for an engine that ran another layout, and sweeps
@@ -27,8 +31,8 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.recipe.engine_settings import changed_settings, master_label, where
-from rules.recipe.points import Once, anchor, as_int, points_note
+from rules.recipe.engine_settings import engine_points, label_anchor, master_label, where
+from rules.recipe.points import Once, as_int, points_note
 
 CODE = "RR216"
 NAME = "ep-mismatch"
@@ -48,7 +52,7 @@ def engine_ep(es) -> tuple[int, str, int | None]:
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
-    for path, bps in changed_settings(ctx):
+    for path, bps in engine_points(ctx):
         bad, good, skipped = Once(), Once(), Once()
         for bp in bps:
             for es in bp.roles:
@@ -71,9 +75,10 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                         good.add((es.role, mp.key), bp.name, f"{w}: {label}; EP {ep} ({how}) ✓")
                         continue
                     msg = f"{label}, but the {es.role} role runs expert parallelism {ep} ({how})"
-                    bad.add((es.role, line, want, ep), bp.name, (w, line, msg))
-        for (w, line, msg), names in bad.items():
-            yield Problem(path, anchor(ctx, path, line), f"{w}: {msg}{points_note(names)}.")
+                    at, line = label_anchor(ctx, bp, line, mp)
+                    bad.add((es.role, at, line, want, ep), bp.name, (w, at, line, msg))
+        for (w, at, line, msg), names in bad.items():
+            yield Problem(at, line, f"{w}: {msg}{points_note(names)}.")
         for g, names in good.items():
             yield Passed(f"{path}: {g}{points_note(names)}", path=path)
         for s, names in skipped.items():

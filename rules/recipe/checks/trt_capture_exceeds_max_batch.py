@@ -6,6 +6,9 @@ TensorRT-LLM captures decode graphs only for batch sizes up to min(`max_batch_si
 `max_batch_size`) above that limit states graphs the engine never captures. Only values written
 in the recipe are compared.
 
+A `trtllm-serve` command in a single-node benchmark script is read too (its `--max_batch_size`,
+`--max_num_tokens`); the `--extra_llm_api_options` file it writes is not.
+
 ## Why it matters
 The recipe claims a capture range the engine does not run: usually `max_batch_size` was lowered
 for a low-latency point and the list was copied from another one, so either the batch cap or the
@@ -26,7 +29,7 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
-from rules.recipe.engine_settings import changed_settings, fmt, where
+from rules.recipe.engine_settings import engine_points, fmt, where
 from rules.recipe.points import Once, anchor, as_int, points_note
 
 CODE = "RR214"
@@ -35,7 +38,7 @@ SEVERITY = Severity.BLOCKING
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed]:
-    for path, bps in changed_settings(ctx):
+    for path, bps in engine_points(ctx):
         bad, good = Once(), Once()
         for bp in bps:
             for es in bp.roles:

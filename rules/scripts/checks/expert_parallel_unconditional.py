@@ -27,43 +27,40 @@ from rules.comments import touched_lines
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.scripts.parse import script_commands
+from rules.scripts.parse import Unreadable, changed_script
 
 CODE = "RR303"
 NAME = "expert-parallel-unconditional"
 SEVERITY = Severity.NIT
 FLAG = re.compile(r"(?<![\w-])--enable-expert-parallel(?![\w-])")
-_ASSIGN = re.compile(r"(?:^|[\s;])(?:export\s+|local\s+|declare\s+(?:-\w+\s+)?)?(?P<var>[A-Za-z_]\w*)=(?P<rhs>\S.*)?")
-
-
-def _ep_vars(cmds) -> set[str]:
-    """EP_SIZE and every variable assigned from it (one level at a time, to a fixed point)."""
-    names = {"EP_SIZE"}
-    changed = True
-    while changed:
-        changed = False
-        for c in cmds:
-            for m in _ASSIGN.finditer(c.text):
-                var, rhs = m.group("var"), m.group("rhs") or ""
-                if var not in names and any(re.search(rf"\b{re.escape(n)}\b", rhs) for n in names):
-                    names.add(var)
-                    changed = True
-    return names
 
 
 def _mentions(text: str, names: set[str]) -> bool:
     return any(re.search(rf"\b{re.escape(n)}\b", text) for n in names)
 
 
+def _ep_vars(script) -> set[str]:
+    """EP_SIZE and every variable assigned from it (one level at a time, to a fixed point)."""
+    names = {"EP_SIZE"}
+    changed = True
+    while changed:
+        changed = False
+        for a in script.assignments:
+            if a.name not in names and a.value is not None and _mentions(a.text.split("=", 1)[-1], names):
+                names.add(a.name)
+                changed = True
+    return names
+
+
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
     for f in ctx.changeset.files:
         if f.status == "removed" or ctx.kind(f.path) != "scripts":
             continue
-        text, cmds, why = script_commands(ctx, f)
-        if why is not None:
-            yield Skipped(f"{f.path}: {why}; expert-parallel flag not checked", path=f.path)
+        script = changed_script(ctx, f)
+        if isinstance(script, Unreadable):
+            yield Skipped(f"{f.path}: {script.reason}; expert-parallel flag not checked", path=f.path)
             continue
-        uses = [c for c in cmds if FLAG.search(c.text)]
+        uses = [(line, s) for s in script.statements() for line in script.flag_lines(s.node, FLAG)]
         if not uses:
             continue
         touched = touched_lines(f)
@@ -71,20 +68,20 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             yield Skipped(f"{f.path}: no patch, so added lines are unknown; expert-parallel flag not checked",
                           path=f.path)
             continue
-        names = _ep_vars(cmds)
-        lines = text.split("\n")
-        for c in uses:
-            flag_lines = [n for n in range(c.line, c.end_line + 1) if FLAG.search(lines[n - 1])]
-            line = flag_lines[0] if flag_lines else c.line
-            if line not in touched:
+        names = _ep_vars(script)
+        seen: set[int] = set()
+        # The innermost statement decides (a command inside `$(…)` of an assignment, say).
+        for line, stmt in sorted(uses, key=lambda u: (u[0], -u[1].node.start_byte)):
+            if line in seen or line not in touched:
                 continue
-            guards = [g for g in c.conditions if _mentions(g, names)]
-            if guards or _mentions(c.text, names):
+            seen.add(line)
+            guards = [g for g in stmt.conditions if _mentions(g.text, names)]
+            if guards or _mentions(stmt.text, names):
                 yield Passed(f"{f.path}:{line}: --enable-expert-parallel depends on "
-                             f"{guards[0].strip() if guards else 'EP_SIZE in the same command'}", path=f.path, line=line)
+                             f"{guards[0].text if guards else 'EP_SIZE in the same command'}", path=f.path, line=line)
                 continue
             yield Problem(
                 f.path, line,
                 "`--enable-expert-parallel` is passed unconditionally; it should depend on `EP_SIZE`",
                 evidence=(f"no enclosing condition mentions {', '.join(sorted(names))}",
-                          f"enclosing conditions: {'; '.join(g.strip() for g in c.conditions) or 'none'}"))
+                          f"enclosing conditions: {'; '.join(str(g) for g in stmt.conditions) or 'none'}"))

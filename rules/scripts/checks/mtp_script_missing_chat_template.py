@@ -25,21 +25,31 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.scripts.parse import script_commands
+from rules.scripts.parse import Unreadable, changed_script, literal
 
 CODE = "RR302"
 NAME = "mtp-script-missing-chat-template"
 SEVERITY = Severity.BLOCKING
-CALL = re.compile(r"(?<![\w-])run_benchmark_serving(?![\w-])")
+CALL = "run_benchmark_serving"
 FLAGS = re.compile(r"(?<![\w-])--(?:use-chat-template|dsv4)(?![\w-])")
 EXCLUDED = re.compile(r"(?:^|/)speedbench/")
-_EXPANSION = re.compile(r"""^["']?\$(?:\{[A-Za-z_]\w*(?:\[[@*]\])?\}|[A-Za-z_]\w*)["']?$""")
+_EXPANSIONS = ("simple_expansion", "expansion")
 
 
-def _passes_variable_args(call_text: str) -> bool:
-    """The call has an argument that is a bare expansion (`"${ARGS[@]}"`, `$EXTRA`), not a flag's value."""
-    words = call_text[CALL.search(call_text).end():].split()
-    return any(_EXPANSION.match(w) and not (i and words[i - 1].startswith("-")) for i, w in enumerate(words))
+def _bare_expansion(node) -> bool:
+    """`$EXTRA`, `"${ARGS[@]}"`: an argument that is one expansion and nothing else."""
+    if node.type in _EXPANSIONS:
+        return True
+    return node.type == "string" and len(node.named_children) == 1 and node.named_children[0].type in _EXPANSIONS
+
+
+def _passes_variable_args(args) -> bool:
+    """The call has an argument that is a bare expansion, not a flag's value."""
+    for i, a in enumerate(args):
+        prev = literal(args[i - 1]) if i else None
+        if _bare_expansion(a) and not (prev or "").startswith("-"):
+            return True
+    return False
 
 
 def _applies(ctx: ReviewContext, path: str) -> bool:
@@ -60,28 +70,27 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
     for f in ctx.changeset.files:
         if f.status == "removed" or not _applies(ctx, f.path):
             continue
-        text, cmds, why = script_commands(ctx, f)
-        if why is not None:
-            yield Skipped(f"{f.path}: {why}; chat-template flag not checked", path=f.path)
+        script = changed_script(ctx, f)
+        if isinstance(script, Unreadable):
+            yield Skipped(f"{f.path}: {script.reason}; chat-template flag not checked", path=f.path)
             continue
-        calls = [c for c in cmds if CALL.search(c.text) and not re.match(r"\s*(?:function\s+)?run_benchmark_serving\s*\(\)", c.text)]
+        calls = script.commands_named(CALL)
         if not calls:
             yield Passed(f"{f.path}: no run_benchmark_serving call (trace replay or other client)", path=f.path)
             continue
-        elsewhere = any(FLAGS.search(c.text) for c in cmds)
-        lines = text.split("\n")
+        elsewhere = any(script.flag_lines(s.node, FLAGS) for s in script.statements())
         for call in calls:
-            if FLAGS.search(call.text):
+            if any(FLAGS.search(a.text.decode("utf-8", "replace")) for a in call.args):
                 yield Passed(f"{f.path}:{call.line}: run_benchmark_serving passes the chat template", path=f.path,
                              line=call.line)
                 continue
-            if elsewhere and _passes_variable_args(call.text):
+            if elsewhere and _passes_variable_args(call.args):
                 yield Passed(f"{f.path}:{call.line}: run_benchmark_serving takes its arguments from a variable "
                              "and the script sets --use-chat-template/--dsv4", path=f.path, line=call.line)
                 continue
             yield Problem(
                 f.path, call.line,
                 f"`run_benchmark_serving` in MTP script `{f.path.rsplit('/', 1)[-1]}` does not pass `--use-chat-template`",
-                end_line=call.end_line, suggestion=_suggestion(lines, call.line, call.end_line),
+                end_line=call.end_line, suggestion=_suggestion(script.lines, call.line, call.end_line),
                 evidence=(f"call at lines {call.line}-{call.end_line} has neither --use-chat-template nor --dsv4",
                           "the file name ends in _mtp.sh, so the benchmark measures speculative decoding"))

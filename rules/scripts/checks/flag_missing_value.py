@@ -1,0 +1,125 @@
+"""Flags an engine or benchmark flag that is followed by no value for some benchmark point.
+
+## Why it matters
+`--context-length` followed by the next flag (or nothing) makes the engine reject its arguments
+or, worse, swallow the next flag as the value. It usually comes from an expansion that went
+empty: a variable dropped from `EVAL_CONTEXT_ARGS="--context-length $CONTEXT_LENGTH"` (#1669),
+or one the launcher does not set (`--num-prompts "$NUM_PROMPTS"` → `--num-prompts ''`, #406).
+
+## Example
+    EVAL_CONTEXT_ARGS="--context-length"
+    vllm serve "$MODEL" $EVAL_CONTEXT_ARGS --port "$PORT"
+
+## Fix
+Give the flag its value (`--context-length "$CONTEXT_LENGTH"`) or drop the flag.
+
+## Options
+`value_flags`: flags known to take a value. A flag also counts as taking one when the same
+script passes it a value with `=` somewhere else (`--flag=v`; `--flag word` teaches nothing:
+`--quiet pkg` is a boolean flag and a positional argument). The engine command and the
+benchmark-client calls (`run_benchmark_serving`, `run_eval`) are checked.
+
+The command line is resolved per point (`rules.scripts.resolve`); only flags written on lines the
+PR adds are reported, once per line.
+"""
+from collections.abc import Iterator
+import re
+
+from rules.config import RuleOptions
+from rules.context import ReviewContext
+from rules.finding import Passed, Problem, Severity
+from rules.scripts.facts import groups, touched
+from rules.scripts.parse import Unreadable
+from rules.scripts.resolve import parsed
+
+CODE = "RR405"
+NAME = "flag-missing-value"
+SEVERITY = Severity.BLOCKING
+
+VALUE_FLAGS = (
+    "--context-length", "--max-model-len", "--tensor-parallel-size", "--tp", "--tp-size", "--port", "--host",
+    "--model", "--model-path", "--max-num-seqs", "--max-running-requests", "--kv-cache-dtype",
+    "--mem-fraction-static", "--gpu-memory-utilization", "--chunked-prefill-size", "--max-num-batched-tokens",
+    "--cuda-graph-max-bs", "--block-size", "--quantization", "--dtype", "--served-model-name",
+    "--data-parallel-size", "--dp-size", "--ep-size", "--expert-parallel-size", "--attention-backend",
+    "--num-prompts", "--max-concurrency", "--input-len", "--output-len", "--random-range-ratio",
+    "--result-filename", "--result-dir", "--backend", "--speculative-algorithm", "--speculative-num-steps",
+    "--speculative-eagle-topk", "--speculative-num-draft-tokens", "--speculative-config", "--compilation-config",
+    "--max-cudagraph-capture-size", "--moe-runner-backend", "--tokenizer", "--trust-remote-code-revision",
+    "--pipeline-parallel-size", "--scheduler-recv-interval", "--max-prefill-tokens", "--page-size",
+    "--num-warmups", "--extra_llm_api_options", "--extra-llm-api-options", "--max_batch_size", "--max-batch-size",
+    "--max_num_tokens", "--max-num-tokens", "--kv-cache-free-gpu-memory-fraction",
+)
+
+
+class Options(RuleOptions):
+    value_flags: tuple[str, ...] = VALUE_FLAGS  # flags that always take a value
+
+
+def _learned(ctx: ReviewContext, path: str) -> set[str]:
+    """Flags the script passes a value elsewhere (`--x=v`, `--x v`, `--x "$V"`)."""
+    def compute() -> set[str]:
+        s = parsed(ctx, path)
+        if isinstance(s, Unreadable):
+            return set()
+        out = set()
+        # Only `--x=value` teaches anything: `--x word` may be a boolean flag and a positional
+        # argument (`pip install --quiet pkg`), `--x $Y` a boolean flag and more arguments.
+        for m in re.finditer(r"(?<![\w-])(--[a-zA-Z][\w-]*)=[\"']?[A-Za-z0-9_./:@%+,$]", s.code):
+            out.add(m.group(1).replace("_", "-"))
+        return out
+
+    return ctx.memo(("scripts", "valued-flags", path), compute)
+
+
+CLIENTS = ("run_benchmark_serving", "run_eval")
+
+
+def _launches(r):
+    """The engine command and the script's benchmark-client calls."""
+    if r.engine is not None:
+        yield r.engine.argv, f"engine command at {r.engine.path}:{r.engine.line}"
+    if r.script_result is not None:
+        for launch in r.script_result.launches:
+            if launch.path == r.script and launch.call and launch.argv[0].text in CLIENTS:
+                yield launch.argv, f"`{launch.argv[0].text}` at {launch.path}:{launch.line}"
+
+
+def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed]:
+    changed = {f.path for f in ctx.changeset.files if f.status != "removed"}
+    value_flags = {f.replace("_", "-") for f in options.value_flags}
+    seen: set[tuple[str, int, str]] = set()
+    checked: dict[str, int] = {}
+    for g in groups(ctx):
+        r = g.first
+        if r.script not in changed:
+            continue
+        lines = touched(ctx, r.script) or set()
+        learned = _learned(ctx, r.script)
+        for words, where in _launches(r):
+            for i, w in enumerate(words):
+                t = w.text
+                if not t or not t.startswith("--") or "=" in t:
+                    continue
+                name = t.replace("_", "-")
+                if name not in value_flags and name not in learned:
+                    continue
+                nxt = words[i + 1] if i + 1 < len(words) else None
+                checked[r.script] = checked.get(r.script, 0) + 1
+                if nxt is not None and not (nxt.known and (nxt.text == "" or (nxt.text or "").startswith("--"))):
+                    continue
+                if w.path != r.script or w.line not in lines or (w.path, w.line, name) in seen:
+                    continue
+                seen.add((w.path, w.line, name))
+                if nxt is None:
+                    what = "ends the command line"
+                elif nxt.text == "":
+                    what = "is given an empty value"
+                else:
+                    what = f"is followed by `{nxt.text}` instead of a value"
+                yield Problem(w.path, w.line, f"`{t}` {what} (key `{g.key}`, conc {g.concs})",
+                              evidence=(f"{r.chain()}", where,
+                                        f"`{t}` takes a value" + (" (the script passes it one elsewhere)"
+                                                                   if name in learned else "")))
+    for path, n in checked.items():
+        yield Passed(f"{path}: {n:,} value-taking flag uses checked across the resolved points", path=path)

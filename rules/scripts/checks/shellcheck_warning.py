@@ -1,0 +1,75 @@
+"""Flags ShellCheck warnings on lines the PR adds to a benchmark script or launcher (curated codes).
+
+## Why it matters
+These are the shell slips that bite benchmark scripts most: an unquoted expansion that splits a
+flag's value or drops an empty one, a variable read that nothing assigns (often a misspelling),
+an array built from a word-split string. Each may change the command line for some points.
+
+Codes (the ShellCheck code is named in each message): SC2154 variable referenced but never
+assigned (lower-case names; ShellCheck assumes upper-case ones come from the environment);
+SC2128 an array expanded without an index; SC2145 arguments mixed with a string; SC2066 a
+quoted `for` list that loops once; SC2088 a quoted tilde. Left out by default, and available
+through `codes`: SC2086/SC2046 and SC2206/SC2207 (unquoted expansions and arrays built by
+splitting: the scripts split `$EXTRA_ARGS` on purpose, so they fire on most command lines; on
+InferenceX #1709 they were the only ShellCheck nits) and SC2034 (variables read by sourced files
+look unused).
+
+## Example
+    echo "$server_lgo"     # SC2154: server_lgo is referenced but not assigned
+
+## Fix
+Follow ShellCheck's advice in the message (here: the variable is `server_log`).
+
+## Options
+`codes`: the ShellCheck codes this rule reports. `timeout_s`: per-script limit. `max_files`:
+scripts checked per review, those with the most added lines first (the rest are Skipped).
+"""
+from collections.abc import Iterator
+
+from pydantic import Field
+
+from rules.config import RuleOptions
+from rules.context import ReviewContext
+from rules.finding import Passed, Problem, Severity, Skipped
+from rules.scripts.facts import changed_scripts, touched
+from rules.scripts.parse import decode_script
+from rules.scripts.shellcheck import ERROR_CODES, WARNING_CODES, review_outcomes
+
+CODE = "RR415"
+NAME = "shellcheck-warning"
+SEVERITY = Severity.NIT
+CODES = WARNING_CODES
+
+
+class Options(RuleOptions):
+    codes: tuple[int, ...] = CODES  # ShellCheck codes reported as nits
+    timeout_s: float = Field(default=10.0, gt=0, le=120)  # per-script ShellCheck limit
+    max_files: int = Field(default=20, ge=1, le=1000)  # scripts checked per review (most added lines first)
+
+
+def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | Skipped]:
+    files = [f.path for f in changed_scripts(ctx, ("scripts", "launchers"))
+             if decode_script(f.head)[0] is not None and ctx.changeset.mode(f.path) != "120000"]
+    if not files:
+        return
+    include = tuple(sorted(set(ERROR_CODES) | set(WARNING_CODES) | set(options.codes)))
+    outcomes = review_outcomes(ctx, files, options.timeout_s, include, options.max_files)
+    wanted = set(options.codes)
+    for path in files:
+        out = outcomes[path]
+        if out.error is not None:
+            yield Skipped(f"{path}: {out.error}; ShellCheck warnings not checked", path=path)
+            continue
+        lines = touched(ctx, path) or set()
+        seen = set()
+        n = 0
+        for c in out.comments:
+            if c.code not in wanted or c.line not in lines or (c.line, c.code) in seen:
+                continue
+            seen.add((c.line, c.code))
+            n += 1
+            yield Problem(path, c.line, f"ShellCheck {c.name}: {c.message}",
+                          evidence=(f"https://www.shellcheck.net/wiki/{c.name}",))
+        if not n:
+            yield Passed(f"{path}: ShellCheck reports none of {len(wanted)} curated warning codes on added lines",
+                         path=path)

@@ -1,0 +1,213 @@
+"""Sibling scripts: which benchmark scripts a script is compared with, and what each one sets.
+
+A single-node script is named `<model>_<precision>_<sku>[_<framework>][_mtp].sh`. Its **family**
+is the model prefix without its minor version (`glm5.1` → `glm5`, `minimaxm3` stays), its
+**vendor** comes from the SKU (`mi*` → amd, else nvidia), its **engine** from what it launches
+(`vllm serve`, `sglang.launch_server`, `trtllm-serve`, `atom`). Siblings are the other
+single-node scripts (every scenario directory, `deprecated/` included, never `speedbench/`) of the same family and
+engine when at least `min_family` exist; otherwise of the same engine and vendor in the same
+directory. Environment variables are compared with siblings of the same vendor only: they differ
+between the ROCm and CUDA builds of every engine (`VLLM_USE_BREAKABLE_CUDAGRAPH`, `RCCL_*`).
+
+`features(ctx, path)` (a tree-sitter query, cached by content: siblings rarely change between
+reviews) lists what a script sets: engine flags (every `--name` word outside comments,
+in commands, arrays and strings) and environment variables (assigned, exported or prefixed
+`NAME=value cmd`, whose name starts with an engine or runtime prefix).
+"""
+from __future__ import annotations
+
+import hashlib
+import posixpath
+import re
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import tree_sitter
+
+from rules.context import ReviewContext
+from rules.scripts.parse import Script, _parser, decode_script
+from rules.scripts.resolve import parsed
+
+ENV_PREFIXES = ("SGLANG_", "VLLM_", "TRTLLM_", "TLLM_", "NCCL_", "RCCL_", "HIP_", "ROCM_", "HSA_", "AITER_", "ATOM_",
+                "CUDA_", "TORCH_", "PYTORCH_", "NVIDIA_", "MORI_", "UCX_", "FLASHINFER_", "NVSHMEM_", "MIOPEN_",
+                "GPU_", "AMD_", "TORCHINDUCTOR_", "SAFETENSORS_")
+_FLAG = re.compile(r"(?<![\w-])(--[a-zA-Z][\w-]*)")
+_ENGINE_WORD = re.compile(r"vllm serve|vllm\.entrypoints|sglang\.launch_server|sglang serve|trtllm-serve|atom\.entrypoints")
+_NAME = re.compile(r"^(?P<model>[a-z0-9.]+?)_(?P<precision>[a-z0-9]+)_(?P<sku>[a-z0-9]+)(?P<rest>(?:_[\w.-]+)*)\.sh$")
+
+
+@dataclass(frozen=True)
+class Features:
+    path: str
+    engine: str | None
+    family: str | None
+    vendor: str | None
+    mtp: bool
+    flags: dict  # flag → first line
+    env: dict  # variable → first line
+
+
+def name_parts(path: str) -> tuple[str, str, str] | None:
+    """(model, precision, sku) of a script name, or None."""
+    m = _NAME.match(posixpath.basename(path))
+    return (m.group("model"), m.group("precision"), m.group("sku")) if m else None
+
+
+def family_of(model: str) -> str:
+    return re.sub(r"\.\d+$", "", model)
+
+
+def vendor_of(sku: str) -> str:
+    return "amd" if sku.startswith("mi") else "nvidia"
+
+
+def engine_of(text: str) -> str | None:
+    if "sglang.launch_server" in text or re.search(r"\bsglang serve\b", text):
+        return "sglang"
+    if re.search(r"\bvllm serve\b", text) or "vllm.entrypoints" in text:
+        return "vllm"
+    if "trtllm-serve" in text:
+        return "trt"
+    if "atom.entrypoints" in text:
+        return "atom"
+    return None
+
+
+_QUERY: list = []
+_FEATURES: "OrderedDict[tuple, Features | None]" = OrderedDict()
+_FEATURES_MAX = 4096
+
+
+def _query():
+    if not _QUERY:
+        from rules.scripts.parse import _LANGUAGE
+        _QUERY.append(tree_sitter.Query(_LANGUAGE, "(comment) @comment (command name: (command_name) @name) @command "
+                                        "(variable_assignment name: (variable_name) @var)"))
+    return _QUERY[0]
+
+
+def _extract(path: str, raw: bytes | None) -> Features | None:
+    """Features of one script's bytes, with a tree-sitter query (no full model needed)."""
+    text, why = decode_script(raw)
+    if text is None:
+        return None
+    src = text.encode("utf-8")
+    tree = _parser().parse(src)
+    caps = tree_sitter.QueryCursor(_query()).captures(tree.root_node)
+    code = bytearray(src)
+    for n in caps.get("comment", ()):
+        code[n.start_byte:n.end_byte] = b" " * (n.end_byte - n.start_byte)
+    full = code.decode("utf-8", "replace")
+    # Flags of helper and tool commands (the benchmark client, curl, pip, hf …) are not the
+    # engine's: blank those commands, keep engine launches, computed commands and assignments.
+    for n in caps.get("command", ()):
+        name = n.child_by_field_name("name")
+        head = name.named_children[0] if name is not None and name.named_children else None
+        if head is not None and head.type == "word" and not _ENGINE_WORD.search(
+                src[n.start_byte:n.end_byte].decode("utf-8", "replace")):
+            code[n.start_byte:n.end_byte] = b" " * (n.end_byte - n.start_byte)
+    flags: dict = {}
+    for i, line in enumerate(code.decode("utf-8", "replace").split("\n"), start=1):
+        for m in _FLAG.finditer(line):
+            flags.setdefault(m.group(1).split("=", 1)[0].replace("_", "-"), i)
+    env: dict = {}
+    for n in caps.get("var", ()):
+        name = n.text.decode("utf-8", "replace")
+        if name.startswith(ENV_PREFIXES):
+            env.setdefault(name, n.start_point[0] + 1)
+    parts = name_parts(path)
+    return Features(path, engine_of(full), family_of(parts[0]) if parts else None,
+                    vendor_of(parts[2]) if parts else None, posixpath.basename(path).endswith("_mtp.sh"), flags, env)
+
+
+def features(ctx: ReviewContext, path: str, side: str = "head") -> Features | None:
+    """What a script sets (memoized per review, and across reviews by path and content)."""
+    def compute() -> Features | None:
+        raw = ctx.changeset.head_bytes(path) if side == "head" else ctx.changeset.base_bytes(path)
+        if raw is None:
+            return None
+        key = (path, hashlib.sha1(raw).hexdigest())
+        if key in _FEATURES:
+            _FEATURES.move_to_end(key)
+            return _FEATURES[key]
+        out = _extract(path, raw)
+        _FEATURES[key] = out
+        while len(_FEATURES) > _FEATURES_MAX:
+            _FEATURES.popitem(last=False)
+        return out
+
+    return ctx.memo(("scripts", "features", side, path), compute)
+
+
+def _single_node_dir(path: str) -> str | None:
+    """`<root>benchmarks/single_node` for a benchmark script under it, else None (speedbench runs
+    are another kind of benchmark). Archived (`deprecated/`) scripts are siblings too: they record
+    how the family was run."""
+    m = re.match(r"^(.*?benchmarks/single_node)/(?:[^/]+/){0,2}[^/]+\.sh$", path)
+    if not m or "/speedbench/" in path:
+        return None
+    return m.group(1)
+
+
+def _script_index(ctx: ReviewContext) -> dict[str, list[tuple[str, str, str]]]:
+    """`<root>benchmarks/single_node` → [(path, family, vendor)] of every single-node script at head."""
+    def compute():
+        cs = ctx.changeset
+        names = set(cs.tree) | {f.path for f in cs.files if f.status != "removed"} | set(cs.context)
+        out: dict = {}
+        for p in names:
+            if not p.endswith(".sh") or "single_node/" not in p:
+                continue
+            top = _single_node_dir(p)
+            q = name_parts(p)
+            if top is None or q is None or cs.exists(p) is False:
+                continue
+            out.setdefault(top, []).append((p, family_of(q[0]), vendor_of(q[2])))
+        return out
+
+    return ctx.memo(("scripts", "script-index"), compute)
+
+
+def candidates(ctx: ReviewContext, path: str) -> list[str]:
+    """Scripts that may be siblings of `path` by name (same family, or same vendor and directory)."""
+    top = _single_node_dir(path)
+    parts = name_parts(path)
+    if top is None or parts is None:
+        return []
+    fam, vendor = family_of(parts[0]), vendor_of(parts[2])
+    d = posixpath.dirname(path)
+    return sorted(p for p, f, v in _script_index(ctx).get(top, ()) if p != path and (
+        f == fam or (v == vendor and posixpath.dirname(p) == d)))
+
+
+def siblings_of(ctx: ReviewContext, path: str, min_family: int = 4,
+                mtp_only: bool = False) -> tuple[list[Features], str, bool]:
+    """(siblings' features, which tier, family tier?) for a script; empty when its engine is unknown.
+
+    Tier 1: same family and engine (any vendor) when at least `min_family` exist; tier 2: same
+    engine and vendor in the same directory."""
+    me = features(ctx, path)
+    if me is None or me.engine is None or me.family is None:
+        return [], "no engine or name to compare by", False
+    feats = [f for f in (features(ctx, p) for p in candidates(ctx, path)) if f is not None and f.engine == me.engine
+             and (not mtp_only or f.mtp)]
+    fam = [f for f in feats if f.family == me.family]
+    if len(fam) >= min_family:
+        return fam, f"{me.family} {me.engine} scripts", True
+    d = posixpath.dirname(path)
+    tier2 = [f for f in feats if posixpath.dirname(f.path) == d and f.vendor == me.vendor]
+    return tier2, f"{me.engine} scripts on {me.vendor} in {d}", False
+
+
+def engine_statement(ctx: ReviewContext, path: str) -> tuple[int, int | None]:
+    """(first line, last line) of the statement that starts the engine: a command, or the array or
+    string assignment holding its command line; (1, None) when none is found."""
+    s = parsed(ctx, path)
+    if not isinstance(s, Script):
+        return 1, None
+    for stmt in s.statements():
+        if stmt.node.type in ("command", "variable_assignment") and _ENGINE_WORD.search(stmt.text):
+            if stmt.node.type == "command" and stmt.name in ("echo", "printf", "cat", "tee"):
+                continue
+            return stmt.line, stmt.end_line
+    return 1, None

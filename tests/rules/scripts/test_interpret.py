@@ -1,0 +1,129 @@
+"""The pure bash interpreter: what it knows, what it keeps unknown, and that it never runs anything."""
+import time
+
+import pytest
+
+from rules.scripts.interpret import Files, Interpreter, Unknown, glob_match, normalize
+from rules.scripts.parse import parse
+
+TREE = {"benchmarks/lib.sh": b'export PORT="${PORT:-8888}"\nhelper() { SET_BY_HELPER=1; }\n',
+        "benchmarks/single_node/x.sh": b"", "benchmarks/single_node": None}
+
+
+def files(extra: dict | None = None) -> Files:
+    tree = {**TREE, **(extra or {})}
+    dirs = {"", "benchmarks", "benchmarks/single_node"}
+    return Files(lambda p: tree.get(p) if isinstance(tree.get(p), bytes) else None,
+                 lambda p: p in tree or p in dirs if p.startswith("benchmarks") else None,
+                 lambda p: p in dirs if p.startswith("benchmarks") else None)
+
+
+def run(text: str, env=None, path="benchmarks/single_node/t.sh", extra=None, **kw):
+    script = parse(path, text.encode())
+    return Interpreter(files(extra), env or {}, **kw).run(script)
+
+
+def launched(result):
+    return [" ".join(str(a) for a in l.argv) for l in result.launches if not l.call]
+
+
+@pytest.mark.parametrize("text,expected", [
+    ('A=1; B="$A-x"; cmd "$B"', ["cmd 1-x"]),
+    ('ARGS=(--a "b c"); ARGS+=(--d); cmd "${ARGS[@]}"', ["cmd --a b c --d"]),
+    ('X="--p 1 --q"; cmd $X', ["cmd --p 1 --q"]),
+    ('cmd ${U:-dflt} ${E_MPTY:+alt} ${#ARR[@]}', ["cmd dflt 0"]),
+    ('N=dsr1_1k1k; cmd ${N%%_*} ${N#*_} ${N/1k/2k} ${N//1k/2k} ${N^^} ${N:0:4}', ["cmd dsr1 1k1k dsr1_2k1k dsr1_2k2k DSR1_1K1K dsr1"]),
+    ('C=8; cmd $((C * 10)) $(( (C + 2) / 3 )) $((C > 4 ? 1 : 0))', ["cmd 80 3 1"]),
+    ('S=$([[ "$F" == trt ]] && printf _trt || printf ""); cmd "x$S"', ["cmd x_trt"]),
+    ('D=$(dirname "$0"); B=$(basename "$0" .sh); cmd "$D" "$B"', ["cmd benchmarks/single_node t"]),
+    ('HERE=$(cd "$(dirname "$0")" && pwd); cmd "$HERE"', ["cmd benchmarks/single_node"]),
+    ('C=4; while (( C < 50 )); do C=$((C*2)); done; cmd $C', ["cmd 64"]),
+    ('for x in a b; do cmd $x; done', ["cmd a", "cmd b"]),
+    ('case "$F" in tr*) cmd t ;; *) cmd o ;; esac', ["cmd t"]),
+    ('if [[ -f benchmarks/single_node/x.sh ]]; then cmd yes; else cmd no; fi', ["cmd yes"]),
+    ('if [ -d benchmarks/nope ]; then cmd yes; else cmd no; fi', ["cmd no"]),
+    ('f() { cmd "$1" "$#"; }; f a b', ["cmd a 2"]),
+    ('eval "cmd evaluated"', ["cmd evaluated"]),
+    ('bash -c "cmd inner"', ["bash -c cmd inner", "cmd inner"]),
+    ('FOO=1 cmd x', ["cmd x"]),
+], ids=["assign", "arrays", "word splitting", "defaults", "pattern ops", "arithmetic", "pure substitution",
+        "dirname basename", "cd pwd", "while on known values", "for", "case glob", "-f from the listing",
+        "-d absent", "function args", "eval of known text", "bash -c of known text", "prefix assignment"])
+def test_known_values(text, expected):
+    assert launched(run(text, env={"F": "trt"})) == expected
+
+
+def test_arguments_keep_their_source_line():
+    r = run('ARGS=(\n  --a 1\n)\nX="--b"\ncmd \\\n  "${ARGS[@]}" $X --c')
+    (l,) = [l for l in r.launches if str(l.argv[0]) == "cmd"]
+    assert [(a.text, a.line) for a in l.argv] == [("cmd", 5), ("--a", 2), ("1", 2), ("--b", 4), ("--c", 6)]
+
+
+def test_unknown_stays_unknown_with_the_reason():
+    r = run('V=$(curl -s http://x); cmd "$V" "$(date)" $((Q / 0))')
+    (l,) = [l for l in r.launches if str(l.argv[0]) == "cmd"]
+    assert [a.known for a in l.argv] == [True, False, False, False]
+    assert "output of `curl" in l.argv[1].why
+
+
+def test_unknown_branch_merges_to_unknown_and_guards_commands():
+    r = run('if [[ "$X" == 1 ]]; then A=1; cmd in; else A=2; fi; cmd "$A"', env={"X": Unknown("point")})
+    guarded = [l for l in r.launches if str(l.argv[0]) == "cmd" and l.guard]
+    assert [str(l.argv[1]) for l in guarded] == ["in"]
+    (last,) = [l for l in r.launches if str(l.argv[0]) == "cmd" and not l.guard]
+    assert not last.argv[1].known and "depends on" in last.argv[1].why
+
+
+def test_exit_on_a_known_path_stops_and_an_or_exit_does_not():
+    assert launched(run('[[ -f benchmarks/single_node/x.sh ]] || exit 1; cmd a; exit 0; cmd b')) == ["cmd a"]
+
+
+def test_source_reads_files_as_data_and_library_functions_are_not_followed():
+    r = run('source "$(dirname "$0")/../lib.sh"; helper; cmd "$PORT" "$SET_BY_HELPER"')
+    (src,) = r.sources
+    assert (src.target, src.exists, src.read) == ("benchmarks/lib.sh", True, True)
+    (l,) = [l for l in r.launches if str(l.argv[0]) == "cmd"]
+    assert l.argv[1].text == "8888" and not l.argv[2].known and "set by `helper`" in l.argv[2].why
+    assert [str(x.argv[0]) for x in r.launches if x.call] == ["helper"]
+
+
+def test_exported_environment_reaches_launches():
+    r = run('export A=1; B=2; C=3 cmd', env={"E": "e"})
+    (l,) = r.launches
+    assert {k: v.value for k, v in l.env.items()} == {"E": "e", "A": "1", "C": "3"}
+
+
+def test_reads_of_inputs_are_recorded():
+    r = run('cmd "$CONC" "${TP:-1}"', env={"CONC": "4", "TP": "8", "UNUSED": "x"})
+    assert r.reads == {"CONC": "4", "TP": "8"}
+
+
+@pytest.mark.parametrize("pattern,value,ok", [("*_mtp", "a_mtp", True), ("b?00", "b200", True),
+                                              ("[!m]*", "mi355x", False), ("a\\*", "a*", True)])
+def test_glob(pattern, value, ok):
+    assert glob_match(pattern, value) is ok
+
+
+def test_normalize_stays_in_the_repository():
+    assert normalize("benchmarks/single_node", "../../x.sh") == "x.sh"
+    assert normalize("benchmarks", "../../x.sh") is None and normalize("", "/etc/passwd") is None
+
+
+@pytest.mark.parametrize("text", [
+    'f() { f; }; f',
+    'source "$0"',
+    'while true; do X="$X$X"; done',
+    'X=a; for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do X="$X$X"; done; cmd "$X"',
+    "if then fi ) ((",
+    'echo $(( 2 ** 100000 )) $(( 1 << 70 ))',
+], ids=["recursion", "source loop", "endless loop", "doubling value", "garbage", "huge arithmetic"])
+def test_hostile_scripts_end_in_bounded_time(text):
+    t0 = time.perf_counter()
+    r = run(text, path="benchmarks/single_node/t.sh", extra={"benchmarks/single_node/t.sh": text.encode()})
+    assert time.perf_counter() - t0 < 5
+    assert isinstance(r.launches, list)
+
+
+def test_step_budget_is_reported():
+    r = run("cmd a\n" * 200, max_steps=50)
+    assert r.notes and "stopped after 50 steps" in r.notes[0]

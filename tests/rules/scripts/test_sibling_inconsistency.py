@@ -1,0 +1,39 @@
+"""RR412: a flag or variable nearly every sibling sets."""
+from rules import run
+from rules.scripts.checks import sibling_inconsistency as rule
+from tests.rules.scripts_helpers import repo, script_path, sglang_script
+
+SIBS = {script_path(f"glm5_{p}_{g}.sh"): sglang_script(env="export SGLANG_X=1")
+        for p, g in (("fp4", "b200"), ("fp8", "b300"), ("fp4", "b300"), ("fp8", "h200"))}
+NEW = script_path("glm5.1_fp8_b200.sh")
+
+
+def test_added_script_lacking_kv_cache_dtype():
+    r = run(repo({NEW: sglang_script(kv="", env="export SGLANG_X=1")}, extra=SIBS), rules=[rule])
+    (f,) = r.findings
+    assert (f.line, f.end_line, f.blocking) == (5, 6, False)
+    assert f.message == "script lacks what nearly all of its 4 siblings set: flag `--kv-cache-dtype` (4/4)"
+    assert f.evidence[0] == "siblings: glm5 sglang scripts"
+
+
+def test_modified_script_only_for_what_it_drops():
+    old = sglang_script(kv="", env="export SGLANG_X=1")
+    new = old + "echo done\n"
+    assert run(repo({NEW: ("modified", new, old)}, extra=SIBS), rules=[rule]).findings == []
+    old2 = sglang_script(env="export SGLANG_X=1")
+    (f,) = run(repo({NEW: ("modified", new, old2)}, extra=SIBS), rules=[rule]).findings
+    assert f.message == "script drops what nearly all of its 4 siblings set: flag `--kv-cache-dtype` (4/4)"
+
+
+def test_variables_first_and_too_few_siblings():
+    (f,) = run(repo({NEW: sglang_script(kv="")}, extra=SIBS), rules=[rule]).findings
+    assert f.message == ("script lacks what nearly all of its 4 siblings set: variable `SGLANG_X` (4/4), "
+                         "flag `--kv-cache-dtype` (4/4)")
+    few = dict(list(SIBS.items())[:3])
+    assert run(repo({NEW: sglang_script(kv="")}, extra=few), rules=[rule]).findings == []
+
+
+def test_prefix_cache_flags_compare_within_the_scenario():
+    sibs = {k: sglang_script(extra_flags="--disable-radix-cache") for k in SIBS}
+    agentic = script_path("glm5.2_fp8_b200.sh", "agentic")
+    assert run(repo({agentic: sglang_script()}, extra=sibs), rules=[rule]).findings == []
