@@ -28,7 +28,7 @@ SHARED = ROOT / ".." / "shared" / "inferencex"
 # into them; 80 of 173 after that merge.
 # Each issue that adds rules (or maps a category to a rule in CATEGORY_RULES) raises it to the new
 # measured figure; it never goes down without a written reason.
-FLOOR = 0.46242775  # 80 / 173 (changelog-fidelity rules, issue #12, with main's script rules merged)
+FLOOR = 0.46242774  # 80 / 173 (changelog-fidelity rules, issue #12, with main's script rules merged)
 
 pytestmark = pytest.mark.shared
 
