@@ -13,7 +13,13 @@ merge-base(main, head) and has an RR001, RR002, RR004, RR005, RR006 or RR007 fin
    from its `pr-link` line (this PR's canonical link) and whitespace-only lines, and every head
    block that is neither in base nor a historical entry (its link is another base entry's link)
    is among them — checked here on bytes, independently of the analysis the fix uses;
-2. **re-check**: the six rules find nothing in the fixed file;
+2. **re-check**: the six rules find nothing in the fixed file; and the stricter changelog rules
+   that read only the changelog (`STRICT_CODES`: placement, history, links, format, separators,
+   append-only, the base's final newline, whitespace-only lines) find nothing blocking either,
+   while the content rules (`CONTENT_CODES`: schema, placeholder descriptions, empty config keys,
+   duplicates; the fix does not write content) are counted before and after; and the emulated
+   gates (`rules.changelog.gates`: the PR-run check's changelog stages and the merge path, by
+   today's conventions) accept the fixed file;
 3. **the repository's own validator** (`utils/` of the bundle's main, run in a separate process on
    a two-commit scratch repository: the merge base's tree, then the PR head's tree with the fixed
    changelog, main's `utils/` in the working tree):
@@ -50,6 +56,8 @@ if str(ROOT) not in sys.path:
 from bot.localgit import _patch_of  # noqa: E402
 from rules.changeset import ChangeSet, FileChange  # noqa: E402
 from rules.fix import plan_fix, with_heads  # noqa: E402
+from rules.changelog.gates import changelog_gates  # noqa: E402
+from rules.context import ReviewContext  # noqa: E402
 from rules.engine import run  # noqa: E402
 from rules.registry import by_code  # noqa: E402
 
@@ -60,6 +68,9 @@ REPO = "SemiAnalysisAI/InferenceX"
 PATH = "perf-changelog.yaml"
 CODES = ("RR001", "RR002", "RR004", "RR005", "RR006", "RR007")
 RULES = [by_code(c) for c in CODES]
+STRICT_CODES = ("RR001", "RR002", "RR004", "RR005", "RR006", "RR007", "RR014", "RR015", "RR016")
+CONTENT_CODES = ("RR003", "RR017", "RR018", "RR020")
+STRICT_RULES = [by_code(c) for c in STRICT_CODES + CONTENT_CODES]
 _ENTRY = re.compile(rb"(?m)^- config-keys:")
 _LINK_LINE = re.compile(rb"(?m)^  pr-link:[^\n]*$")
 _ERROR_LINE = re.compile(r"^(?:ERROR: |[\w.]*(?:Error|Exception): )")
@@ -292,8 +303,18 @@ def main(argv=None) -> int:
             if result.files:
                 out = result.files[0].new
                 o["bytes"] = check_bytes(f0.base or b"", f0.head or b"", out, n)
-                recheck = run(with_heads(cs, {PATH: out}), rules=RULES)
+                fixed_cs = with_heads(cs, {PATH: out})
+                recheck = run(fixed_cs, rules=RULES)
                 o["recheck"] = sorted({f"{f.code}: {f.message}" for f in recheck.findings})
+                strict = run(fixed_cs, rules=STRICT_RULES)
+                o["strict"] = sorted({f"{f.code}: {f.message}" for f in strict.findings
+                                      if f.blocking and f.code in STRICT_CODES})
+                o["content_after"] = sorted({f.code for f in strict.findings if f.blocking and f.code in CONTENT_CODES})
+                o["content_before"] = sorted({f.code for f in run(cs, rules=STRICT_RULES).findings
+                                              if f.blocking and f.code in CONTENT_CODES})
+                g = changelog_gates(ReviewContext(fixed_cs)).get(PATH)
+                o["gates"] = {"pr_run": sorted({x.stage for x in g.changelog_pr_run}) if g else [],
+                              "merge": sorted({x.stage for x in g.merge}) if g else []}
                 o["restores_base"] = out == (f0.base or b"")
                 if scratch is not None:
                     scratch.prepare(mb, f"refs/pull/{n}/head", out)
@@ -350,6 +371,25 @@ def report(outcomes: list[dict], touched: int, times: list[float], validated: bo
     bytes_ok = [o for o in fixed if not o.get("bytes")]
     clean = [o for o in fixed if not o.get("recheck")]
     print(f"fixed: {len(fixed)}; bytes = base + the PR's entries: {len(bytes_ok)}; clean re-check: {len(clean)}")
+    strict_ok = [o for o in fixed if not o.get("strict")]
+    print(f"strict re-check ({', '.join(STRICT_CODES)}), no blocking finding: {len(strict_ok)}/{len(fixed)}")
+    content_new = [o for o in fixed if set(o.get("content_after", ())) - set(o.get("content_before", ()))]
+    content = Counter(c for o in fixed for c in o.get("content_after", ()))
+    print(f"  blocking content findings after the fix ({', '.join(f'{c} {n}' for c, n in sorted(content.items())) or 'none'}); "
+          f"added by the fix: {len(content_new)}")
+    g_pr = [o for o in fixed if not o.get("gates", {}).get("pr_run")]
+    g_mp = [o for o in fixed if not o.get("gates", {}).get("merge")]
+    print(f"emulated gates accept the fixed file: PR-run changelog stages {len(g_pr)}/{len(fixed)}, "
+          f"merge path {len(g_mp)}/{len(fixed)}")
+    for name in ("pr_run", "merge"):
+        stages = Counter(st for o in fixed for st in o.get("gates", {}).get(name, ()))
+        if stages:
+            print(f"  emulated {name} rejections by stage: {', '.join(f'{k} {n}' for k, n in stages.most_common())}")
+    if validated:
+        disagree = [o for o in fixed if bool(o.get("gates", {}).get("merge")) != bool(merge_cause(o["checks"]["merge_path"]))]
+        print(f"  emulated merge path vs the real one (accept/reject) disagree on {len(disagree)}: "
+              + ", ".join(f"#{o['pr']} (emulated {o['gates']['merge'] or 'accept'}, real "
+                          f"{(merge_cause(o['checks']['merge_path']) or 'accept')})" for o in disagree[:20]))
     if validated:
         pr_ok = [o for o in fixed if o["checks"].get("pr_run", (1,))[0] == 0]
         later = Counter(stage_of(o["checks"]["pr_run"][1]) for o in fixed if o["checks"]["pr_run"][0])
@@ -371,7 +411,8 @@ def report(outcomes: list[dict], touched: int, times: list[float], validated: bo
     print(f"\nnot repaired automatically ({len(refused)}):")
     for o in refused:
         print(f"  #{o['pr']} [{' '.join(o['codes'])}]: {o['refused'][0]}")
-    bad = [o for o in fixed if o.get("bytes") or o.get("recheck")
+    bad = [o for o in fixed if o.get("bytes") or o.get("recheck") or o.get("strict")
+           or set(o.get("content_after", ())) - set(o.get("content_before", ()))
            or (validated and ((o["checks"]["pr_run"][0] and stage_of(o["checks"]["pr_run"][1]) == "the changelog diff")
                               or merge_cause(o["checks"]["merge_path"]) == "the fixed bytes"))]
     print(f"\nfixed, but the bytes, the re-check, the merge path or the PR-run's changelog stage disagrees "
@@ -382,6 +423,11 @@ def report(outcomes: list[dict], touched: int, times: list[float], validated: bo
             parts.append("bytes: " + "; ".join(o["bytes"]))
         if o.get("recheck"):
             parts.append("re-check: " + "; ".join(o["recheck"])[:200])
+        if o.get("strict"):
+            parts.append("strict re-check: " + "; ".join(o["strict"])[:200])
+        added = set(o.get("content_after", ())) - set(o.get("content_before", ()))
+        if added:
+            parts.append("content findings added: " + ", ".join(sorted(added)))
         if "pr_run" in o["checks"] and o["checks"]["pr_run"][0] \
                 and stage_of(o["checks"]["pr_run"][1]) == "the changelog diff":
             parts.append(f"pr_run: {o['checks']['pr_run'][1][:200]}")

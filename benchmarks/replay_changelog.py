@@ -2,12 +2,16 @@
 
     python benchmarks/replay_changelog.py [--list] [--limit N]
 
-Reads ../shared/inferencex/prs-dev.jsonl.xz (beside the repository), runs RR001-RR007 and RR014
-on every PR that touches perf-changelog.yaml and checks the agreement criteria:
+Reads ../shared/inferencex/prs-dev.jsonl.xz (beside the repository), runs the changelog format
+rules (RR001-RR007, RR014-RR016) on every PR that touches perf-changelog.yaml and checks the
+agreement criteria against the record's independent strict verdict:
 
-* every PR the strict validator rejects for placement or history must get a blocking RR001/RR002;
+* every PR the strict validator rejects for placement or history must get a blocking RR001/RR002
+  (or RR015, when the base itself has no final newline);
 * every PR that the CI gate and the strict validator accept, and whose head starts with the base
   bytes with entries only appended, must get no RR001/RR002.
+
+(`benchmarks/changelog_gates.py` is the comparison with the repository's own tooling, per gate.)
 
 Prints counts, timing and every disagreement with a one-line explanation.
 """
@@ -31,6 +35,7 @@ from rules.changelog.analysis import changelog_diffs  # noqa: E402
 from rules.changeset import ChangeSet  # noqa: E402
 from rules.changelog.checks import (  # noqa: E402
     changelog_append_only_mixed,
+    changelog_base_unterminated,
     changelog_entry_invalid,
     changelog_entry_misplaced,
     changelog_format_broken,
@@ -38,6 +43,7 @@ from rules.changelog.checks import (  # noqa: E402
     changelog_pr_link_placeholder,
     changelog_pr_link_wrong,
     changelog_separator_irregular,
+    changelog_whitespace_only_line,
 )
 from rules.context import ReviewContext  # noqa: E402
 from rules.engine import run  # noqa: E402
@@ -46,7 +52,9 @@ DATA = ROOT / ".." / "shared" / "inferencex" / "prs-dev.jsonl.xz"
 REPO = "SemiAnalysisAI/InferenceX"
 CHANGELOG_RULES = [changelog_entry_misplaced, changelog_history_changed, changelog_entry_invalid,
                    changelog_pr_link_wrong, changelog_pr_link_placeholder, changelog_format_broken,
-                   changelog_separator_irregular, changelog_append_only_mixed]
+                   changelog_separator_irregular, changelog_append_only_mixed, changelog_base_unterminated,
+                   changelog_whitespace_only_line]
+PLACEMENT_CODES = ("RR001", "RR002", "RR015")
 PLACEMENT_REASONS = ("inserted-not-at-tail", "deleted-entries", "modified-entries", "raw-prefix-changed",
                      "list-prefix-changed", "modified-pr-link-only")
 CHANGELOG = "perf-changelog.yaml"
@@ -106,7 +114,7 @@ def replay(limit: int | None = None):
         ci = v.get("ci_gate") or {}
         codes = Counter(f.code for f in report.findings)
         codes.update(f"{c.code}:error" for c in report.checks if c.status == "error")
-        placement = [f for f in report.findings if f.code in ("RR001", "RR002") and f.blocking]
+        placement = [f for f in report.findings if f.code in PLACEMENT_CODES and f.blocking]
         diffs = changelog_diffs(ReviewContext(cs))
         out.append(Outcome(rec["number"], rec.get("title") or "", list(strict.get("reasons") or []),
                            ci.get("passed"), strict.get("ok"), codes, bool(placement), ms,
@@ -122,15 +130,12 @@ def _explain(o: Outcome) -> str:
     if "base-unparsable" in r and not (r & set(PLACEMENT_REASONS) - {"raw-prefix-changed"}):
         return "strict validator could not parse the base; bytes/entries compare clean here"
     if r & set(PLACEMENT_REASONS) == {"raw-prefix-changed"}:
-        return "raw prefix differs only in base trailing whitespace (tolerated by design)"
+        return "raw prefix differs only in base trailing whitespace"
     return "unexplained"
 
 
 # PRs where we knowingly differ from the strict verdict, with the reason (the test allows only these).
 KNOWN_DISAGREEMENTS: dict[int, str] = {
-    333: "the PR only adds the missing final newline to base (head = base + b'\\n'); the validator sees the "
-         "last entry's `|` block scalar gain a trailing newline, while trailing whitespace at the very end of "
-         "base is tolerated by design (RR006 asks for that newline)",
     635: "head begins with the base bytes exactly (base's last line ends in two spaces, `.../pull/633  `); "
          "the strict checker's raw-prefix-changed is not reproducible from the bytes",
     1316: "head begins with the base bytes exactly (base's last line ends in two spaces, `.../pull/1311  `); "
@@ -139,11 +144,6 @@ KNOWN_DISAGREEMENTS: dict[int, str] = {
           "lines the PR adds are reported by RR006",
     1377: "head begins with the base bytes exactly (base's last line `.../pull/1311  `); the two trailing blank "
           "lines the PR adds are reported by RR006",
-    1365: "isolated pr-link correction `.../pull/XXX` -> canonical `.../pull/1334`, no other byte changed: "
-          "allowed by the documented contract (narrowly validated pr-link corrections); the checker of the time "
-          "rejected every link edit",
-    1821: "isolated pr-link corrections (`XXX` x2 and an `NVIDIA/InferenceMAX` link -> canonical links), no "
-          "other byte changed: allowed by the documented contract; the checker of the time rejected every link edit",
 }
 
 

@@ -162,22 +162,25 @@ def _changeset(repo: Path, merge_base: str, head_sha: str, target: tuple[str, ..
             if meta.split(b" ")[1:2] == [b"blob"]:
                 found.append(path.decode())
         base_changelogs = tuple(sorted(found))
+    stamp = _git(repo, "show", "-s", "--format=%ct", merge_base, check=False).decode().strip()
+    base_time = int(stamp) if stamp.isdigit() else None
     modes, dirs = listing(repo, head_sha)
     scripting = script_dirs(changed | {f.base_path for f in files}, config)
     wanted = (*paths.master_configs, *paths.runners, *(paths.launchers if scripting else ()))
     want = [p for p, m in modes.items() if m != "040000" and p not in changed and path_matches(p, wanted)]
     got = blobs(repo, [f"{head_sha}:{p}" for p in want])
     context = {p: got[f"{head_sha}:{p}"] for p in want if got.get(f"{head_sha}:{p}") is not None}
-    cs = ChangeSet(files=tuple(files), pr_number=pr_number, context=context, base_changelogs=base_changelogs)
+    cs = ChangeSet(files=tuple(files), pr_number=pr_number, context=context, base_changelogs=base_changelogs,
+                   base_time=base_time)
     if not scripting:
         return cs
     cs = ChangeSet(files=cs.files, pr_number=pr_number, context=context, tree=modes, listed=dirs,
-                   base_changelogs=base_changelogs)
+                   base_changelogs=base_changelogs, base_time=base_time)
     more = sorted(needed_paths(ReviewContext(cs, config)))
     got = blobs(repo, [f"{head_sha}:{p}" for p in more])
     context.update({p: got[f"{head_sha}:{p}"] for p in more if got.get(f"{head_sha}:{p}") is not None})
     return ChangeSet(files=cs.files, pr_number=pr_number, context=context, tree=modes, listed=dirs,
-                     base_changelogs=base_changelogs)
+                     base_changelogs=base_changelogs, base_time=base_time)
 
 
 def config_at(repo: Path, rev: str) -> bytes | None:

@@ -82,6 +82,9 @@ class ChangeSet:
     context: Mapping[str, bytes] = field(default_factory=dict)
     base_context: Mapping[str, bytes] = field(default_factory=dict)
     base_changelogs: tuple[str, ...] | None = None
+    # Commit time (Unix seconds) of the merge base: the rules judge by the conventions in force
+    # then (rules/conventions.py). None = unknown, judged by today's conventions.
+    base_time: int | None = None
     tree: Mapping[str, str] = field(default_factory=dict)
     listed: frozenset[str] = frozenset()
 
@@ -190,6 +193,9 @@ class ChangeSet:
         number = pr_number if pr_number is not None else record.get("number")
         if number is not None and not isinstance(number, int):
             raise ValueError("changes file: `number` must be an integer")
+        base_time = record.get("base_time")
+        if base_time is not None and (not isinstance(base_time, int) or isinstance(base_time, bool)):
+            raise ValueError("changes file: `base_time` must be an integer (Unix seconds)")
         return cls(
             files=tuple(files),
             pr_number=number,
@@ -198,4 +204,5 @@ class ChangeSet:
             context=context,
             base_context=base_context,
             base_changelogs=tuple(base_changelogs) if base_changelogs is not None else None,
+            base_time=base_time,
         )

@@ -73,6 +73,7 @@ class Entry:
     error: str | None = None  # why `data` is None for an entry that was meant to be parsed
     key_lines: Mapping[str, int] = field(default_factory=dict)  # top-level key -> 1-based line
     sep: str = ""  # the bytes after end_line up to the next entry or EOF (normally "\n\n")
+    span: tuple[int, int] = (0, 0)  # byte offsets [start, end) of the entry's text in its file
 
     @property
     def well_formed_start(self) -> bool:
@@ -142,6 +143,7 @@ class HistoryChange:
     suggestion: str | None = None
     fix: str | None = None
     evidence: tuple[str, ...] = ()
+    texts: tuple[str, str] | None = None  # (base entry text, head entry text) of an edited entry
 
 
 @dataclass(frozen=True)
@@ -160,6 +162,7 @@ class SeparatorCheck:
     actual: tuple[str, ...]
     allowed: tuple[tuple[str, ...], ...]
     history: tuple[str, ...] = ()  # leading separator lines that are base bytes (never changed)
+    history_changed: bool = False  # the PR rewrote those base bytes (a history change: RR002's)
 
     @property
     def ok(self) -> bool:
@@ -175,7 +178,7 @@ class ChangelogDiff:
     base_count: int  # entries at base
     new_entries: list[Entry]  # entries the PR adds (wherever they sit), in head order
     misplaced: list[tuple[Entry, list[Entry]]]  # added entry sitting above base entries, + those entries
-    history_ok: bool  # head bytes begin with base bytes (trailing whitespace at end of base aside)
+    history_ok: bool  # head bytes begin with the base bytes, byte for byte
     history_changes: list[HistoryChange] = field(default_factory=list)  # RR002 material
     corrections: list[Entry] = field(default_factory=list)  # isolated canonical pr-link corrections
     head_line_count: int = 0
@@ -189,6 +192,22 @@ class ChangelogDiff:
     base: bytes | None = None
     skip_reason: str | None = None  # set when the file could not be analysed (size, content missing)
     oversize: int = 0  # the size in bytes of a file skipped for being over MAX_CHANGELOG_BYTES
+    previous_path: str | None = None  # the path before a rename
+
+    @property
+    def base_unterminated(self) -> bool:
+        """The base file exists, is not empty and does not end with a newline."""
+        return self.status not in ("added",) and bool(self.base) and not self.base.endswith(b"\n")
+
+    @property
+    def expected_separator(self) -> bytes:
+        """The bytes the validator wants between the base bytes and the first appended entry.
+
+        `b""` when base already ends with an empty line (`\n\n`), else `b"\n"`: head must read
+        `base + expected_separator + b"- config-keys:…"`. Between appended entries: exactly one
+        empty line (`\n\n` before each `- config-keys:`).
+        """
+        return b"" if (self.base or b"").endswith(b"\n\n") else b"\n"
 
     @property
     def appends_entry(self) -> bool:
@@ -398,25 +417,26 @@ class _Builder:
     def entry(self, index: int, block: _Block, parse: bool) -> Entry:
         raw = block.content(self.data)
         sep = block.sep(self.data).decode("utf-8", "replace")
+        span = (block.start, block.content_end)
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
             text = raw.decode("utf-8", "replace")
             return Entry(index, block.start_line, block.end_line, None, text,
-                         "is not valid UTF-8" if parse else None, _key_lines(text, block.start_line), sep)
+                         "is not valid UTF-8" if parse else None, _key_lines(text, block.start_line), sep, span)
         keys = _key_lines(text, block.start_line)
         if not parse:
-            return Entry(index, block.start_line, block.end_line, None, text, None, keys, sep)
+            return Entry(index, block.start_line, block.end_line, None, text, None, keys, sep, span)
         if "\0" in text:
-            return Entry(index, block.start_line, block.end_line, None, text, "contains NUL bytes", keys, sep)
+            return Entry(index, block.start_line, block.end_line, None, text, "contains NUL bytes", keys, sep, span)
         if self.parsed >= MAX_PARSED_ENTRIES:
             return Entry(index, block.start_line, block.end_line, None, text,
-                         f"was not parsed: more than {MAX_PARSED_ENTRIES:,} added entries", keys, sep)
+                         f"was not parsed: more than {MAX_PARSED_ENTRIES:,} added entries", keys, sep, span)
         if self.yaml is None:
             self.yaml = YAML(typ="safe", pure=True)
         self.parsed += 1
         data, error = _parse_entry(self.yaml, text + "\n")
-        return Entry(index, block.start_line, block.end_line, data, text, error, keys, sep)
+        return Entry(index, block.start_line, block.end_line, data, text, error, keys, sep, span)
 
 
 # --------------------------------------------------------------------------------------------
@@ -480,11 +500,48 @@ def hunk_of(diff: ChangelogDiff, line: int) -> str | None:
     return _hunk_of(diff.patch, line)
 
 
+def _tail_change(base: bytes, head: bytes, core: int, stop: int, line: int, entry: Entry | None,
+                 head_core: int | None = None) -> HistoryChange:
+    """The whitespace after base's last content byte was rewritten (head[head_core:stop] vs base[core:]).
+
+    `line` = the head line after base's last content line; `entry` = the first appended entry;
+    `head_core` = where that content ends in head (default: `core`, head and base aligned).
+    """
+    hc = core if head_core is None else head_core
+    was, now = base[core:], head[hc:stop]
+    start = _prev_item(base, core)
+    last = _Builder(base).entry(0, _Block(start, core, len(base), base.count(b"\n", 0, start) + 1,
+                                          base.count(b"\n", 0, core) + 1), False)
+    name = last.label if last.pr_number is not None else f"`{short(last.summary)}`"
+    head_lines = _lines(head)
+    hist = _sep_lines(was)
+    wanted = hist if hist and hist[-1] == "" else [*hist, ""]
+    if entry is not None:
+        s_line, s_end, sug = anchored(head_lines, line, entry.start_line, [*wanted, head_lines[entry.start_line - 1]])
+        fix = (f"Restore the bytes after existing entry {name} exactly (`{show_bytes(was)}`), then "
+               f"append the new entry after {'them' if wanted == [''] and not hist else 'one empty line'}: "
+               f"head must begin with the base bytes byte for byte.")
+    else:
+        end = len(head_lines) - (1 if head.endswith(b"\n") else 0)
+        repl = [head_lines[line - 2], *hist] if hist or was.endswith(b"\n") else [head_lines[line - 2]]
+        s_line, s_end, sug = anchored(head_lines, line - 1, max(end, line - 1), repl)
+        fix = f"Restore the bytes after existing entry {name} exactly (`{show_bytes(was)}`)."
+    return HistoryChange(
+        "tail", s_line,
+        f"The bytes after the last existing entry {name} changed from `{show_bytes(was)}` to "
+        f"`{show_bytes(now)}`.",
+        end_line=s_end, suggestion=sug, fix=fix,
+        evidence=(f"base ends at byte {len(base):,} with `{show_bytes(was)}` after its last non-blank line",
+                  f"head has `{show_bytes(now)}` there" + (f", then new entry `{short(entry.summary)}` at line "
+                                                            f"{entry.start_line:,}" if entry is not None else ""),
+                  "the validator requires `head.startswith(base)` byte for byte (`validate_raw_change`)"))
+
+
 def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDiff:
     path, status = f.path, f.status
     base = None if status == "added" else f.base
     head = None if status == "removed" else f.head
-    common = dict(path=path, status=status, patch=f.patch, head=head, base=base)
+    common = dict(path=path, status=status, patch=f.patch, head=head, base=base, previous_path=f.previous_path)
 
     if status == "removed":
         n = _count_items(base) if base is not None else 0
@@ -533,13 +590,17 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
             new = [builder.entry(base_count + k, b, True) for k, b in enumerate(blocks)]
             base_end = base_nl_core + 1 if core else 0
             seps: list[SeparatorCheck] = []
+            intact = head.startswith(base)
+            changes = list(renamed)
+            if not intact:
+                changes.append(_tail_change(base, head, core, first if new else len(head),
+                                            base_nl_core + 2, new[0] if new else None))
             if new and core:
                 hist = tuple(_sep_lines(base[core:]))
                 wanted = hist if hist and hist[-1] == "" else hist + ("",)
                 actual = tuple(_sep_lines(head[core:blocks[0].start]))
-                allowed = (wanted,) if actual[:len(hist)] == hist else (("",),)
                 seps.append(SeparatorCheck(new[0], base_end + 1, new[0].start_line, new[0].text.split("\n", 1)[0],
-                                           actual, allowed, hist if allowed[0] is wanted else ()))
+                                           actual, (wanted,), hist, history_changed=not intact))
             for k, b in enumerate(blocks[:-1]):
                 nxt = blocks[k + 1]
                 seps.append(SeparatorCheck(new[k], b.end_line + 1, nxt.start_line, new[k + 1].text.split("\n", 1)[0],
@@ -547,8 +608,10 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
             first_changed = None
             if head != base:
                 first_changed = new[0].start_line if new else min(base_end + 1, max(head_lines, 1))
-            return ChangelogDiff(base_count=base_count, new_entries=new, misplaced=[], history_ok=True,
-                                 history_changes=renamed, head_line_count=head_lines,
+                if not intact:
+                    first_changed = changes[-1].line
+            return ChangelogDiff(base_count=base_count, new_entries=new, misplaced=[], history_ok=intact,
+                                 history_changes=changes, head_line_count=head_lines,
                                  base_line_count=base_lines, first_changed_line=first_changed,
                                  base_end_line=base_end, prefix_len=core, separators=seps, **common)
 
@@ -735,7 +798,8 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
             fix="Restore the entry byte-for-byte from the base branch; existing changelog entries are "
                 "immutable (describe corrections in a new entry).",
             evidence=(f"base entry at base line {bblocks[i].start_line:,} differs in {len(b_rng) or 1} "
-                      f"line(s) from head line {start + k:,}",))
+                      f"line(s) from head line {start + k:,}",),
+            texts=(be.text, e.text))
         link = _PR_LINK_LINE.match(h_rng[0]).group(1).strip("'\"") if link_only and h_rng else ""
         old_link = _PR_LINK_LINE.match(b_rng[0]).group(1).strip("'\"") if link_only and b_rng else ""
         # A correction replaces a placeholder or malformed link with a canonical one; re-pointing
@@ -767,6 +831,26 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
                 fix="Restore the historical separator bytes exactly (trailing spaces included); "
                     "historical whitespace is immutable.",
                 evidence=(f"base separator `{show_bytes(bsep)}` after base line {bblocks[i].end_line:,}",)))
+
+    # Trailing whitespace on an existing entry's last line is not part of its content (blocks end
+    # at the last non-blank byte) but it is history: compare it for every entry that survived.
+    edited_js = {j for _, j in edited}
+    for j, i in sorted(from_base.items()):
+        if j in edited_js or (i, j) in moved:
+            continue
+        btail = bblocks[i].sep(base).split(b"\n", 1)[0]
+        htail = hblocks[j].sep(head).split(b"\n", 1)[0]
+        if btail == htail or (i == len(bblocks) - 1 and base_tail):
+            continue  # the last entry of base: its tail bytes are judged with what follows it
+        e = h_entry(j)
+        text = all_lines()[e.end_line - 1]
+        changes.append(HistoryChange(
+            "separator", e.end_line,
+            f"The trailing whitespace of existing entry {e.label}'s last line changed from `{show_bytes(btail)}` "
+            f"to `{show_bytes(htail)}`.",
+            end_line=e.end_line, suggestion=text + btail.decode("utf-8", "replace"),
+            fix="Restore the line byte for byte (trailing spaces included); historical whitespace is immutable.",
+            evidence=(f"base line {bblocks[i].end_line:,} ends with `{show_bytes(btail)}`",)))
 
     new_entries = [h_entry(j, parse=True) for j in new_idx]
     if pending_corrections:
@@ -807,27 +891,53 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
             actual = tuple(_sep_lines(prev.sep(head)))
             i = from_base.get(j - 1)
             hist = tuple(_sep_lines(bblocks[i].sep(base))) if i is not None else ()
+            changed = False
             if i is not None and i == last_base_i:
                 wanted = hist if hist and hist[-1] == "" else hist + ("",)
-                allowed = (wanted,) if actual[:len(hist)] == hist else (("",),)
+                allowed = (wanted,)
+                bsep, hsep = bblocks[i].sep(base), prev.sep(head)
+                if not hsep.startswith(bsep):
+                    changed = True
+                    changes.append(_tail_change(base, head, bblocks[i].content_end, prev.end,
+                                                prev.end_line + 1, e, head_core=prev.content_end))
             else:
                 allowed = (("",), hist)
                 hist = ()
             seps.append(SeparatorCheck(e, prev.end_line + 1, e.start_line, e.text.split("\n", 1)[0],
-                                       actual, allowed, hist if len(allowed) == 1 and allowed[0][:len(hist)] == hist
-                                       else ()))
+                                       actual, allowed, hist, history_changed=changed))
         if j + 1 < len(hblocks):
             nxt = hblocks[j + 1]
             seps.append(SeparatorCheck(e, hblocks[j].end_line + 1, nxt.start_line,
                                        h_entry(j + 1).text.split("\n", 1)[0],
                                        tuple(_sep_lines(hblocks[j].sep(head))), (("",),)))
 
+    if base_tail and last_base_i is not None and he == len(head):
+        j_last = next((j for j, i in from_base.items() if i == last_base_i), None)
+        if j_last is not None and j_last == len(hblocks) - 1 and (last_base_i, j_last) not in moved:
+            bsep, hsep = bblocks[last_base_i].sep(base), hblocks[j_last].sep(head)
+            if not hsep.startswith(bsep):
+                changes.append(_tail_change(base, head, bblocks[last_base_i].content_end, len(head),
+                                            hblocks[j_last].end_line + 1, None, head_core=hblocks[j_last].content_end))
     changes.sort(key=lambda c: (c.line is not None, c.line or 0))
     first_changed = min(head.count(b"\n", 0, p) + 1, max(head_lines, 1))
     return ChangelogDiff(base_count=_count_items(base), new_entries=new_entries, misplaced=misplaced,
                          history_ok=False, history_changes=changes, corrections=correction_entries,
                          head_line_count=head_lines, base_line_count=base_lines,
                          first_changed_line=first_changed, prefix_len=p, separators=seps, **common)
+
+
+def signature(text: str) -> str:
+    """An entry's identity without its pr-link (the merge helper's `entry_signature`, on text)."""
+    return "\n".join(line.rstrip() for line in text.split("\n") if not _PR_LINK_LINE.match(line)).strip()
+
+
+def base_entries(diff: ChangelogDiff) -> list[Entry]:
+    """Every entry of the base file, unparsed (text, lines, pr-link read from the text)."""
+    if not diff.base:
+        return []
+    _, blocks = _split(diff.base)
+    b = _Builder(diff.base)
+    return [b.entry(k, blk, False) for k, blk in enumerate(blocks)]
 
 
 def changelog_files(ctx) -> list[FileChange]:
@@ -868,8 +978,18 @@ def canonical_link(repo: str, number: int) -> str:
     return f"https://github.com/{repo}/pull/{number}"
 
 
-def pr_link_verdict(link: str, repo: str | None, number: int | None) -> PrLinkVerdict:
-    """Judge `link` against this PR (owner/repo `repo`, number `number`, either may be unknown)."""
+def pr_link_verdict(link: str, repo: str | None, number: int | None,
+                    also: tuple[str, ...] = ()) -> PrLinkVerdict:
+    """Judge `link` against this PR (owner/repo `repo`, number `number`, either may be unknown).
+
+    `also` lists other owner/repo names under which this PR's link is canonical (the old org name
+    for a PR branched before the rename, `rules.conventions.Conventions.canonical_repos`).
+    """
+    m_old = _LINK.fullmatch(link)
+    if m_old and m_old.group(1) in also and m_old.group(2) != "XXX" and (number is None or int(m_old.group(2)) == number):
+        return PrLinkVerdict("ok" if number is not None else "ok-number-unknown",
+                             f"canonical under {m_old.group(1)} (the repository's name at the base revision)",
+                             canonical_link(m_old.group(1), number) if number is not None else None)
     link_repo = None
     loose = _LOOSE_LINK.search(link)
     if loose and loose.group(1) not in OLD_REPOS:

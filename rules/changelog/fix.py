@@ -24,6 +24,8 @@ It refuses, saying why and changing nothing, where a repair would lose or guess 
 * the PR edits the text of existing entries (not only whitespace, order or deletions) next to its
   own new entries, so which bytes are "the PR's entry" would be a guess; or edits existing entries
   without adding one, so restoring would silently drop the PR's only changelog change;
+* the PR only corrects existing pr-links (nothing else): the merge path accepts that, the
+  PR-run check rejects every link edit, and restoring the base would drop the PR's only change;
 * the file was not analysed (over the size limit, content missing).
 
 Edits of existing entries elsewhere in the file (away from the PR's entries) are restored, and
@@ -286,6 +288,11 @@ def fix_changelog(d: ChangelogDiff, repo: str | None, number: int | None, *, lin
     if problem:
         return _refuse(d, f"the base version of `{d.path}` does not parse as the validator reads it: {problem}; "
                           "history cannot be repaired by restoring it")
+    if d.corrections and not d.new_entries and not d.history_changes:
+        return _refuse(d, f"the PR only corrects the pr-link of {len(d.corrections)} existing entr"
+                          f"{'y' if len(d.corrections) == 1 else 'ies'} ({', '.join(e.label for e in d.corrections[:4])}); "
+                          "the merge path accepts that, the PR-run check rejects every link edit, and restoring "
+                          "the base would drop the PR's only changelog change: a decision for a person")
     lines = _Lines(head)
     changes: list[str] = []
     if d.history_changes:

@@ -397,6 +397,78 @@ def scenario_entries(value: Any) -> Iterator[tuple[str, dict, dict]]:
                     yield str(name), block, point
 
 
+@dataclass(frozen=True)
+class RowRemoval:
+    """A key whose head value is its base value minus whole scenarios or search-space rows."""
+
+    base_rows: int
+    head_rows: int
+    base_scenarios: int
+    head_scenarios: int
+
+
+_SCENARIO_LISTS = ("scenarios", "seq-len-configs")
+
+
+def _rows(value: Any) -> tuple[int, int]:
+    """(search-space rows, scenario blocks) of a key's value, in either layout."""
+    blocks: list = []
+    sc = value.get("scenarios") if isinstance(value, dict) else None
+    if isinstance(sc, dict):
+        blocks = [b for v in sc.values() if isinstance(v, list) for b in v]
+    elif isinstance(value, dict) and isinstance(value.get("seq-len-configs"), list):
+        blocks = value["seq-len-configs"]
+    rows = sum(len(b["search-space"]) for b in blocks if isinstance(b, dict) and isinstance(b.get("search-space"), list))
+    return rows, len(blocks)
+
+
+def _subsequence(base: list, head: list, keep) -> bool:
+    """`head` is `base` with items deleted (order kept), each kept item `keep(base_item, head_item)`."""
+    i = 0
+    for h in head:
+        while i < len(base) and not keep(base[i], h):
+            i += 1
+        if i == len(base):
+            return False
+        i += 1
+    return True
+
+
+def _block_shrinks(b: Any, h: Any) -> bool:
+    """A scenario block (`isl`/`osl`/… and `search-space`) that lost rows and changed nothing else."""
+    if b == h:
+        return True
+    if not (isinstance(b, dict) and isinstance(h, dict)) or set(b) != set(h):
+        return False
+    if any(b[k] != h[k] for k in b if k != "search-space"):
+        return False
+    bs, hs = b.get("search-space"), h.get("search-space")
+    return isinstance(bs, list) and isinstance(hs, list) and _subsequence(bs, hs, lambda x, y: x == y)
+
+
+def only_removes_rows(base: Any, head: Any) -> RowRemoval | None:
+    """How a key changed when its head value is its base value with whole scenario blocks (or
+    scenario types) or search-space rows deleted and nothing else changed; else None. Such a PR
+    removes sweep jobs and adds none: there is nothing new to benchmark."""
+    if base == head or not (isinstance(base, dict) and isinstance(head, dict)) or set(base) != set(head):
+        return None
+    if any(base[k] != head[k] for k in base if k not in _SCENARIO_LISTS):
+        return None
+    for k in _SCENARIO_LISTS:
+        b, h = base.get(k), head.get(k)
+        if b == h:
+            continue
+        if k == "scenarios" and isinstance(b, dict) and isinstance(h, dict):
+            if not set(h) <= set(b) or not all(
+                    isinstance(b[t], list) and isinstance(h[t], list) and _subsequence(b[t], h[t], _block_shrinks)
+                    for t in h):
+                return None
+        elif not (isinstance(b, list) and isinstance(h, list) and _subsequence(b, h, _block_shrinks)):
+            return None
+    (br, bsc), (hr, hsc) = _rows(base), _rows(head)
+    return RowRemoval(br, hr, bsc, hsc)
+
+
 def touched_rows(ctx: ReviewContext) -> Iterator[KeyInfo | Skipped]:
     """Head KeyInfo of every key the PR adds or changes, as a dict value; Skipped for the rest.
 

@@ -25,7 +25,7 @@ NEW_IMAGE = "vllm/vllm-openai:v0.21.0"
 
 def entry(keys, n: int) -> str:
     items = "".join(f"    - {k}\n" for k in keys)
-    return (f"- config-keys:\n{items}  description:\n    - \"Change {n}.\"\n"
+    return (f"- config-keys:\n{items}  description:\n    - \"Change {n}: vLLM v0.21.0.\"\n"
             f"  pr-link: https://github.com/octo/bench/pull/{n}\n")
 
 

@@ -1,6 +1,6 @@
 """Replay real InferenceX PRs from ../shared/inferencex/ix-dev.bundle through the App on the fake GitHub.
 
-- #1709 @ 186b4e89 (an integration branch: 61 `RR011` in two master configs): at most one posted
+- #1709 @ 186b4e89 (an integration branch: 60 `RR011` in two master configs): at most one posted
   comment per rule per file and 20 in all; a re-run of the same head writes nothing; `/ignore RR011`
   refused for `write`, accepted for `maintain`, and kept after a push. (`benchmarks/huge_pr.py` prints
   the same figures.)
@@ -53,9 +53,9 @@ def test_1709_is_readable_idempotent_and_ignorable(tmp_path, mirror):
         per = Counter((render.parse_finding_marker(c["body"])[0], c["path"]) for c in posted)
         assert max(per.values()) == 1 and len(posted) <= 20, per
         assert per[("RR011", ".github/configs/nvidia-master.yaml")] == 1
-        (group,) = [c for c in posted if "38 changed keys are selected by no new entry" in c["body"]]
+        (group,) = [c for c in posted if "37 changed keys are selected by no new entry" in c["body"]]
         assert "```suggestion" not in group["body"]
-        assert _check(state, 1709)["output"]["title"] == "67 blocking findings"
+        assert _check(state, 1709)["output"]["title"] == "66 blocking findings"
 
         before = len(state["calls"])
         s.deliver("pull_request", s.payload("synchronize"))
@@ -65,16 +65,16 @@ def test_1709_is_readable_idempotent_and_ignorable(tmp_path, mirror):
         s.comment("writer", "/ignore RR011 integration branch")
         state = s.settle()
         assert any("needs `maintain` permission" in c["body"] for c in state["issue_comments"])
-        assert _check(state, 1709)["output"]["title"] == "67 blocking findings"
+        assert _check(state, 1709)["output"]["title"] == "66 blocking findings"
 
         s.comment("maint", "/ignore RR011 integration branch")
         state = s.settle()
-        assert _check(state, 1709)["output"]["title"] == "6 blocking findings, 61 ignored"
+        assert _check(state, 1709)["output"]["title"] == "6 blocking findings, 60 ignored"
 
         s.push({"perf-changelog.yaml": s.show("perf-changelog.yaml").rstrip(b"\n") + b"\n"})
         state = s.settle()
         cr = _check(state, 1709)
-        assert cr["head_sha"] != "186b4e89" and cr["output"]["title"] == "6 blocking findings, 61 ignored"
+        assert cr["head_sha"] != "186b4e89" and cr["output"]["title"] == "6 blocking findings, 60 ignored"
         assert "ignored by @maint: integration branch" in next(
             c["body"] for c in state["issue_comments"] if render.SUMMARY_MARKER in c["body"])
     finally:

@@ -25,6 +25,7 @@ Mark every new entry `append-only: true`, or move the regular change to its own 
 from collections.abc import Iterator
 
 from rules.changelog.analysis import changelog_diffs
+from rules.changelog.gates import note
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
@@ -45,14 +46,15 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             continue
         regular = [e for e in parsed if e.data.get("append-only") is not True]
         first = append_only[0]
+        gn = note(ctx, d, pr_run=("append-only", "entry-schema"), merge=("entry-schema",))
         for e in regular:
             line = e.key_lines.get("append-only", e.start_line)
             yield Problem(
                 d.path, line,
-                f"This entry (`{e.summary}`) is not `append-only: true`, but the new entry for "
-                f"`{first.summary}` (line {first.start_line:,}) is.",
+                gn.on(f"This entry (`{e.summary}`) is not `append-only: true`, but the new entry for "
+                      f"`{first.summary}` (line {first.start_line:,}) is."),
                 end_line=e.end_line if line == e.start_line else line,
                 evidence=(f"{len(append_only)} append-only and {len(regular)} regular new entries",
-                          "append-only entries cannot share a sweep with regular changelog entries"))
+                          "append-only entries cannot share a sweep with regular changelog entries", *gn.evidence))
         if not regular:
             yield Passed(f"{d.path}: all {len(append_only)} new entries are append-only", path=d.path)

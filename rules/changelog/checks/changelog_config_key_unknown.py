@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterator
 
 from rules.changelog.analysis import Entry, changelog_diffs
+from rules.changelog.gates import note
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
@@ -107,7 +108,9 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                        else f"config key `{item}` is not a key of any master config")
             fix = (f"Use `{close[0]}`, the closest existing key." if suggestion
                    else "Use an exact key from the master configs, or a `*` pattern that matches one.")
-            yield Problem(diff.path, line, message, fix=fix, suggestion=suggestion, evidence=tuple(evidence))
+            gn = note(ctx, diff, pr_run=("config-key",), lines=(entry.start_line, entry.end_line))
+            yield Problem(diff.path, line, gn.on(message), fix=fix, suggestion=suggestion,
+                          evidence=(*evidence, *gn.evidence))
     if resolved:
         yield Passed(f"{len(resolved)} config-keys item(s) resolve against the master configs at head: "
                      f"{', '.join(resolved)}")

@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from pydantic_core import PydanticCustomError
 
 from rules.changelog.analysis import Entry, changelog_diffs, short
+from rules.changelog.gates import note
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
@@ -140,6 +141,16 @@ def _problem(path: str, entry: Entry, err: dict) -> Problem:
     return Problem(path, line, f"`{key}` is invalid: {err['msg']} (`{short(str(value))}`).", evidence=evidence)
 
 
+def _empty_key_item(err: dict) -> bool:
+    loc = err["loc"]
+    if not loc or loc[0] != "config-keys":
+        return False
+    value = err.get("input")
+    if len(loc) == 1:
+        return value is None or value == [] or err["type"] == "too_short"
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
     for d in changelog_diffs(ctx):
         if d.skip_reason:
@@ -156,7 +167,14 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                 ChangelogEntry.model_validate(entry.data)
             except ValidationError as err:
                 for e in err.errors(include_url=False):
-                    yield _problem(d.path, entry, e)
+                    if _empty_key_item(e):
+                        continue  # changelog-config-key-empty reports empty config-keys lists and items
+                    p = _problem(d.path, entry, e)
+                    n = note(ctx, d, pr_run=("entry-schema", "added-yaml"), merge=("entry-schema", "file-yaml"),
+                             contract="the documented contract (strict types: `true`/`false`, lists of strings)",
+                             lines=(entry.start_line, entry.end_line))
+                    yield Problem(p.path, p.line, n.on(p.message), end_line=p.end_line, fix=p.fix,
+                                  suggestion=p.suggestion, evidence=(*p.evidence, *n.evidence))
                 continue
             valid += 1
         if valid:

@@ -3,8 +3,10 @@
 ## Why it matters
 The changelog is append-only and the strict validator compares base and head entries index by
 index: an entry inserted mid-file (typically after resolving a merge conflict with main) shifts
-every later entry, reads as "entry N changed", and is rejected on the merge path. It also puts
-this PR's sweep trigger between entries that were merged after it.
+every later entry, reads as "entry N changed", and is rejected on the merge path at merge. The
+PR-run check passes it (it only reads the added lines), so only the merge path and the
+documented contract (AGENTS.md: new entries go at the end) stop it. It also puts this PR's
+sweep trigger between entries that were merged after it.
 
 ## Example
     - config-keys:
@@ -22,6 +24,7 @@ after the last existing entry, separated by exactly one empty line; never 3-way-
 from collections.abc import Iterator
 
 from rules.changelog.analysis import changelog_diffs, count_word, hunk_of
+from rules.changelog.gates import note
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
@@ -63,10 +66,13 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                             + (f" and {n - MAX_NAMED:,} more" if n > MAX_NAMED else ""))
             evidence.append(f"head has {d.head_line_count:,} lines; the last existing entry ends at line "
                             f"{last.end_line:,}")
+            gn = note(ctx, d, merge=("entry-changed",),
+                      contract="the documented contract (new entries are appended at the end, AGENTS.md)")
+            evidence.extend(gn.evidence)
             yield Problem(
                 d.path, entry.start_line,
-                f"This entry (`{entry.summary}`) is at line {entry.start_line:,} of {d.head_line_count:,}; "
-                f"{count_word(n)} existing {noun} ({named}) {verb} below it.",
+                gn.on(f"This entry (`{entry.summary}`) is at line {entry.start_line:,} of {d.head_line_count:,}; "
+                      f"{count_word(n)} existing {noun} ({named}) {verb} below it."),
                 end_line=entry.end_line,
                 fix=(f"Move this {entry.line_count}-line block (`{first_line}` … `{_short_link(entry.pr_link)}`) "
                      f"to the physical end of the file, after the {last.label} entry, leaving every existing "

@@ -1,11 +1,12 @@
 """Flags a perf-changelog whose bytes break the file format: final newline, CR, tab, NUL, UTF-8, entry starts.
 
 ## Why it matters
-The strict validator reads the changelog as bytes before YAML: it requires exactly one final
-newline, no CR, tab or NUL, valid UTF-8, and one `- config-keys:` line at column 0 per entry
-(it counts those lines against the parsed list). A file that breaks these is rejected on the
-merge path, and an entry that starts with another key or is indented is miscounted by tooling
-that splits entries by line.
+The strict validator reads the changelog as bytes before YAML: it requires a final newline
+(the PR-run check too, on every push), no empty line after the last entry, no CR, tab or NUL,
+valid UTF-8, and one `- config-keys:` line at column 0 per entry (it counts those lines against
+the parsed list). A file that breaks these is rejected on the merge path, and an entry that
+starts with another key or is indented is miscounted by tooling that splits entries by line.
+Each finding names the gate that rejects it.
 
 ## Example
     - description:                    # entry starts with another key
@@ -21,6 +22,7 @@ with `- config-keys:` at column 0. Do not run a formatter over the file.
 from collections.abc import Iterator
 
 from rules.changelog.analysis import MAX_CHANGELOG_BYTES, changelog_diffs, short
+from rules.changelog.gates import note
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
@@ -78,7 +80,9 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
         found = 0
         for p in _bad_byte_problems(d.path, head, base, start):
             found += 1
-            yield p
+            n = note(ctx, d, pr_run=("added-yaml", "final-newline"), merge=("file-format", "file-yaml"),
+                     lines=(p.line, p.line))
+            yield Problem(p.path, p.line, n.on(p.message), fix=p.fix, evidence=(*p.evidence, *n.evidence))
         try:
             head[start:].decode("utf-8")
         except UnicodeDecodeError as err:
@@ -90,52 +94,62 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                 base_bad = text in set(base.split(b"\n"))
             if not base_bad:
                 found += 1
-                yield Problem(d.path, line, f"Byte `0x{head[start + err.start]:02x}` at line {line:,} is not valid UTF-8.",
+                n = note(ctx, d, pr_run=("added-yaml",), merge=("file-format",))
+                yield Problem(d.path, line, n.on(f"Byte `0x{head[start + err.start]:02x}` at line {line:,} is not "
+                                                 f"valid UTF-8."),
                               fix="Save the file as UTF-8.",
-                              evidence=(f"byte offset {start + err.start:,}: {err.reason}",))
+                              evidence=(f"byte offset {start + err.start:,}: {err.reason}", *n.evidence))
         # The end of the file, when this PR changed it.
         if not head.isspace() and head and not (base and base.endswith(head[-_END_WINDOW:])):
             content_end = len(head.rstrip())
-            tail = head[content_end:]
             newlines = d.head_line_count - (0 if head.endswith(b"\n") else 1)
-            last = newlines - tail.count(b"\n") + 1  # line of the last non-blank byte
+            last = newlines - head[content_end:].count(b"\n") + 1  # line of the last non-blank byte
             last_text = head[head.rfind(b"\n", 0, content_end) + 1:content_end].decode("utf-8", "replace")
-            nl = head.find(b"\n", content_end)
-            if nl < 0:
+            if not head.endswith(b"\n"):
                 found += 1
-                yield Problem(d.path, last, f"The file does not end with a newline after "
-                                            f"`{short(last_text.strip())}`.",
+                n = note(ctx, d, pr_run=("final-newline",), merge=("file-format",))
+                yield Problem(d.path, last, n.on(f"The file does not end with a newline after "
+                                                 f"`{short(last_text.strip())}`."),
                               fix="Add exactly one newline at the end of the file.",
-                              evidence=(f"last byte `{head[-1:].decode('utf-8', 'replace')!r}`",))
-            elif nl + 1 < len(head):
-                extra = head[nl + 1:]
-                n = extra.count(b"\n") + (0 if extra.endswith(b"\n") else 1)
+                              evidence=(f"last byte `{head[-1:].decode('utf-8', 'replace')!r}`", *n.evidence))
+            elif head.endswith(b"\n\n"):
+                extra = head[head.find(b"\n", content_end) + 1:]
+                k = extra.count(b"\n")
                 found += 1
-                yield Problem(d.path, last, f"The file ends with {n} extra blank line(s) after "
-                                            f"`{short(last_text.strip())}`; it must end with exactly one newline.",
-                              end_line=last + n, suggestion=d.head_lines()[last - 1],
+                n = note(ctx, d, merge=("trailing-empty-line", "no-change"),
+                         contract="the documented contract (the file ends with exactly one newline)")
+                yield Problem(d.path, last, n.on(f"The file ends with {k} extra blank line(s) after "
+                                                 f"`{short(last_text.strip())}`; it must end with exactly one newline."),
+                              end_line=last + k, suggestion=d.head_lines()[last - 1],
                               fix="Delete the blank lines at the end of the file.",
-                              evidence=(f"file tail after the last line: `{extra.decode('utf-8', 'replace')!r}`",))
+                              evidence=(f"file tail after the last line: `{extra.decode('utf-8', 'replace')!r}`",
+                                        *n.evidence))
         # Entry starts: every new top-level item starts `- config-keys:` at column 0.
         for e in d.new_entries:
             if not e.well_formed_start:
                 found += 1
-                yield Problem(d.path, e.start_line, f"This top-level item starts with `{short(e.text.split(chr(10))[0])}`, "
-                                                    f"not `- config-keys:`.",
+                n = note(ctx, d, pr_run=("added-yaml", "entry-schema"), merge=("entry-count", "entry-schema"))
+                yield Problem(d.path, e.start_line, n.on(f"This top-level item starts with "
+                                                         f"`{short(e.text.split(chr(10))[0])}`, not `- config-keys:`."),
                               end_line=e.end_line,
                               fix="Start the entry with `- config-keys:` at column 0, then `description`, `pr-link`.",
                               evidence=("the validator counts `- config-keys:` lines at column 0 against the "
-                                        "parsed entries",))
+                                        "parsed entries", *n.evidence))
             for k, text in enumerate(e.text.split("\n")[1:], start=1):
                 if text.lstrip().startswith("- config-keys:") and text[:1] in (" ", "\t"):
                     found += 1
-                    yield Problem(d.path, e.start_line + k, f"An entry starts indented: `{short(text)}`.",
+                    n = note(ctx, d, pr_run=("added-yaml", "entry-schema"),
+                             merge=("entry-count", "file-yaml", "entry-schema"))
+                    yield Problem(d.path, e.start_line + k, n.on(f"An entry starts indented: `{short(text)}`."),
                                   end_line=e.start_line + k,
                                   fix="Start every entry with `- config-keys:` at column 0, separated by one empty line.",
-                                  evidence=("an indented `- config-keys:` is not counted as an entry by the validator",))
-        if (not head or head.isspace()) and d.status == "added":
+                                  evidence=("an indented `- config-keys:` is not counted as an entry by the validator",
+                                            *n.evidence))
+        if not head or head.isspace():
             found += 1
-            yield Problem(d.path, None, "The new changelog is empty; it must be a YAML list of entries.")
+            n = note(ctx, d, pr_run=("no-additions", "final-newline", "deleted-line"), merge=("file-format", "file-yaml"))
+            what = "The new changelog is empty" if d.status == "added" else "The changelog is emptied"
+            yield Problem(d.path, None, n.on(f"{what}; it must be a YAML list of entries."), evidence=n.evidence)
         if not found:
             yield Passed(f"{d.path}: ends with one newline; no new CR, tab or NUL; UTF-8; "
                          f"{len(d.new_entries)} new entr{'y starts' if len(d.new_entries) == 1 else 'ies start'} "

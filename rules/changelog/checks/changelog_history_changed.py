@@ -2,9 +2,12 @@
 
 ## Why it matters
 Existing changelog bytes are immutable: the head file must begin with the base file byte for
-byte. Tooling replays history from it, the merge path restores main's bytes and re-appends only
-the PR's entries, and a deleted or edited entry silently rewrites what past sweeps claimed. CI
-only catches deleted non-blank lines; edits, reorders and whitespace changes pass it.
+byte (`validate_raw_change`: `head_raw.startswith(base_raw)`), the bytes after the last entry
+included, a `"  \n"` separator line at the very end of base too. Tooling replays history from
+it, the merge path restores main's bytes and re-appends only the PR's entries, and a deleted or
+edited entry silently rewrites what past sweeps claimed. The PR-run check only catches deleted
+lines with content (on this push); edits of whitespace, reorders and re-spaced separators pass it
+and are rejected by the merge path at merge. Each finding names the gate that rejects it.
 
 ## Example
     - config-keys:
@@ -20,6 +23,7 @@ PR of its own. Historical irregular separators (trailing spaces) stay exactly as
 from collections.abc import Iterator
 
 from rules.changelog.analysis import changelog_diffs
+from rules.changelog.gates import note
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
@@ -28,23 +32,56 @@ CODE = "RR002"
 NAME = "changelog-history-changed"
 SEVERITY = Severity.BLOCKING
 
+_RAW = ("raw-prefix", "no-change", "corrections-raw")
+_LOCAL = ("edited", "tail", "separator", "header")
+# history change kind -> (PR-run stages, merge-path stages) that reject it
+_STAGES = {
+    "edited": (("deleted-line", "added-yaml", "no-additions", "entry-schema"),
+               ("entry-changed", "correction-invalid", *_RAW)),
+    "deleted": (("deleted-line",), ("entries-deleted", "entry-count", *_RAW)),
+    "moved": (("deleted-line",), ("entry-changed", *_RAW)),
+    "separator": (("deleted-line", "no-additions"), _RAW),
+    "tail": (("deleted-line", "no-additions"), _RAW),
+    "header": (("deleted-line", "no-additions"), _RAW),
+    "removed": (("deleted-line",), ("entries-deleted",)),
+    "renamed": (("file-missing",), ("file-missing",)),
+    "correction-mixed": ((), ("correction-invalid",)),
+}
+
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
     for d in changelog_diffs(ctx):
         for c in d.history_changes:
-            yield Problem(d.path, c.line, c.message, end_line=c.end_line, fix=c.fix,
-                          suggestion=c.suggestion, evidence=c.evidence)
+            # An edit or a re-spacing is judged on its own lines; a deletion or a move deletes content.
+            lines = (c.line - 1, (c.end_line or c.line) + 1) if c.line is not None and c.kind in _LOCAL else None
+            n = note(ctx, d, *_STAGES.get(c.kind, _STAGES["edited"]), lines=lines)
+            yield Problem(d.path, c.line, n.on(c.message), end_line=c.end_line, fix=c.fix,
+                          suggestion=c.suggestion, evidence=(*c.evidence, *n.evidence))
         if d.skip_reason:
             yield Skipped(f"{d.path}: history not checked: {d.skip_reason}", path=d.path)
             continue
-        if d.history_changes:
+        flagged = 0
+        for e in d.corrections:
+            # Allowed by the merge path and the documented contract, rejected by the PR-run check.
+            n = note(ctx, d, pr_run=("deleted-line",), merge=("corrections-raw", "correction-invalid"))
+            if n.gate is None:
+                continue
+            line = e.key_lines.get("pr-link", e.start_line)
+            flagged += 1
+            yield Problem(d.path, line, n.on(f"The pr-link of existing entry at line {e.start_line:,} is corrected to "
+                                             f"`{e.pr_link}`; the merge path allows an isolated canonical correction, "
+                                             "but the PR-run check rejects every deleted line."),
+                          fix="Land the correction as its own change with the PR-run check overridden by a maintainer "
+                              "(the merge helper accepts it), or leave the historical link as it is.",
+                          evidence=("an isolated canonical pr-link correction (no other byte changed)", *n.evidence))
+        if d.history_changes or flagged:
             continue
         if d.status == "added":
             yield Passed(f"{d.path}: new file, no history to preserve", path=d.path)
         elif d.history_ok:
             yield Passed(f"{d.path}: head begins with the {len(d.base or b''):,} base bytes "
                          f"({d.base_line_count:,} lines, {d.base_count:,} entries) unchanged", path=d.path)
-        elif d.corrections:
+        elif d.corrections and not flagged:
             yield Passed(f"{d.path}: {len(d.corrections)} isolated canonical pr-link correction(s) "
                          f"({', '.join(e.label for e in d.corrections)}); no other byte changed", path=d.path)
         else:

@@ -18,7 +18,9 @@ Optional: write this PR's canonical link now. The merge path canonicalizes `XXX`
 from collections.abc import Iterator
 
 from rules.changelog.analysis import changelog_diffs, pr_link_line, pr_link_suggestion, pr_link_verdict
+from rules.changelog.gates import note
 from rules.config import RuleOptions
+from rules.conventions import conventions
 from rules.context import ReviewContext
 from rules.finding import Problem, Severity, Skipped
 
@@ -29,6 +31,7 @@ SEVERITY = Severity.NIT
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Skipped]:
     repo, number = ctx.changeset.repo, ctx.changeset.pr_number
+    old = tuple(r for r in conventions(ctx).canonical_repos if r != repo)  # before the org rename
     for d in changelog_diffs(ctx):
         if d.skip_reason:
             yield Skipped(f"{d.path}: pr-links not checked: {d.skip_reason}", path=d.path)
@@ -37,16 +40,18 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Skippe
             link = entry.data.get("pr-link") if isinstance(entry.data, dict) else None
             if not isinstance(link, str):
                 continue
-            v = pr_link_verdict(link, repo, number)
+            v = pr_link_verdict(link, repo, number, also=old)
             if v.kind != "placeholder":
                 continue
             line, text = pr_link_line(entry)
             suggestion = pr_link_suggestion(text, v.canonical)
+            gn = note(ctx, d, merge=("added-pr-link",), lines=(line, line),
+                      contract="the documented contract (the PR number is known by now)")
             yield Problem(
                 d.path, line,
-                f"pr-link `{link}` is a placeholder; the merge path canonicalizes it"
-                + (f" to `{v.canonical}`." if v.canonical else "."),
+                gn.on(f"pr-link `{link}` is a placeholder; the merge path canonicalizes it"
+                      + (f" to `{v.canonical}`." if v.canonical else ".")),
                 end_line=line, suggestion=suggestion,
                 fix=(f"Optionally write `{v.canonical}` now." if v.canonical else
                      "Optionally write this PR's canonical link now."),
-                evidence=(f"entry `{entry.summary}` at line {entry.start_line:,}",))
+                evidence=(f"entry `{entry.summary}` at line {entry.start_line:,}", *gn.evidence))

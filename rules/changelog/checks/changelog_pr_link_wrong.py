@@ -6,6 +6,11 @@ validator require exactly `https://github.com/<owner>/<repo>/pull/<this PR>`. A 
 another entry, `TBD`, the old `InferenceMAX/InferenceMAX` URL or a `/changes` / `/files` suffix
 misattributes results and fails validation on `main`.
 
+Conventions by base revision: the repository is `SemiAnalysisAI/InferenceX` from 2026-02-17
+(`521d19951`, the first new-org link on `main`); a PR branched before that may link this PR under
+the old `InferenceMAX/InferenceMAX` name. The merge path that checks links exists from 2026-06-18
+(#1821); each finding names which gate rejects it.
+
 ## Example
     - config-keys:
         - dsv4-fp4-b200-vllm
@@ -20,7 +25,9 @@ or the placeholder `XXX`, which the merge path canonicalizes.
 from collections.abc import Iterator
 
 from rules.changelog.analysis import changelog_diffs, pr_link_line, pr_link_suggestion, pr_link_verdict, short
+from rules.changelog.gates import note
 from rules.config import RuleOptions
+from rules.conventions import conventions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
 
@@ -31,6 +38,7 @@ SEVERITY = Severity.BLOCKING
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
     repo, number = ctx.changeset.repo, ctx.changeset.pr_number
+    old = tuple(r for r in conventions(ctx).canonical_repos if r != repo)  # before the org rename
     for d in changelog_diffs(ctx):
         if d.skip_reason:
             yield Skipped(f"{d.path}: pr-links not checked: {d.skip_reason}", path=d.path)
@@ -40,7 +48,7 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             link = entry.data.get("pr-link") if isinstance(entry.data, dict) else None
             if not isinstance(link, str):
                 continue  # missing / not a string: RR003; unparsable: RR012
-            v = pr_link_verdict(link, repo, number)
+            v = pr_link_verdict(link, repo, number, also=old)
             if v.kind == "ok":
                 ok += 1
                 continue
@@ -53,12 +61,15 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             suggestion = pr_link_suggestion(text, v.canonical)
             target = v.canonical or ("https://github.com/<owner>/<repo>/pull/<this PR>" if repo is None
                                      else f"https://github.com/{repo}/pull/<this PR>")
+            gn = note(ctx, d, merge=("added-pr-link",), lines=(line, line),
+                      contract="the documented contract (the pr-link is this PR's canonical link)")
             yield Problem(
-                d.path, line, f"pr-link `{short(link, 120)}` is not this PR's link: {v.reason}.",
+                d.path, line, gn.on(f"pr-link `{short(link, 120)}` is not this PR's link: {v.reason}."),
                 end_line=line, suggestion=suggestion,
                 fix=f"Use `{target}`, or the placeholder `XXX` until the PR number is known.",
                 evidence=(f"entry `{entry.summary}` at line {entry.start_line:,}",
-                          f"PR number: {number if number is not None else 'unknown'}; repository: {repo or 'unknown'}"))
+                          f"PR number: {number if number is not None else 'unknown'}; repository: {repo or 'unknown'}",
+                          *gn.evidence))
         if ok:
             yield Passed(f"{d.path}: {ok} new pr-link(s) = this PR's canonical link "
                          f"https://github.com/{repo or '<owner>/<repo>'}/pull/{number}", path=d.path)

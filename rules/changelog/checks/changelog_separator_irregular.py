@@ -1,11 +1,13 @@
-"""Flags new perf-changelog entries not separated by exactly one empty line, or with whitespace-only lines.
+"""Flags new perf-changelog entries not separated from history or from each other by exactly one empty line.
 
 ## Why it matters
-The strict validator requires each appended entry to be preceded by exactly one empty line
-(after history: `- config-keys:` directly if the base already ends with an empty line, else
-`\n- config-keys:`), and no whitespace-only lines in appended text. Irregular separators in new
-text are how the 41 historical `"  "` separators crept in; those historical bytes are immutable and
-are never flagged here.
+The merge helper (`prepare_perf_changelog_merge.py`, via `validate_raw_change`) rejects the PR
+at merge when the first appended entry does not follow the base bytes with exactly one empty
+line (`- config-keys:` directly when base already ends with an empty line, else
+`\n- config-keys:`), or when any later appended entry is not preceded by exactly `\n\n` — a
+missing empty line, two of them, or a whitespace-only line (`"  \n"`) all fail. The PR-run
+check passes all of these, so the failure appears only when the PR is merged. Historical
+irregular separators (the 41 `"  "` lines) are base bytes: they are kept, never "fixed".
 
 ## Example
     - config-keys:
@@ -17,19 +19,20 @@ are never flagged here.
       pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/4867
 
 ## Fix
-Separate each new entry from the previous one by exactly one empty line (no spaces), and leave
-historical separators exactly as they are.
+Separate each new entry from the previous one by exactly one empty line (no spaces); after a
+historical whitespace separator at the end of base, keep it and add one empty line.
 """
 from collections.abc import Iterator
 
 from rules.changelog.analysis import anchored, changelog_diffs, show_bytes
+from rules.changelog.gates import note
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
 
 CODE = "RR007"
 NAME = "changelog-separator-irregular"
-SEVERITY = Severity.NIT
+SEVERITY = Severity.BLOCKING
 
 
 def _describe(lines: tuple[str, ...]) -> str:
@@ -47,7 +50,7 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             continue
         bad = 0
         for s in d.separators:
-            if s.ok:
+            if s.ok or s.history_changed:  # rewritten history bytes are changelog-history-changed's
                 continue
             bad += 1
             want = s.allowed[0]
@@ -61,23 +64,15 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                 message = (f"New entry `{s.entry.summary}` has no empty line {above} it{kept}." if not s.actual else
                            f"The separator {above} new entry `{s.entry.summary}` is `{_describe(s.actual)}`, "
                            f"not one empty line{kept}.")
+            n = note(ctx, d, merge=("separator-history", "separator-between"), lines=(line, end),
+                     contract="the documented contract (entries separated by exactly one empty line)")
             yield Problem(
-                d.path, line, message,
+                d.path, line, n.on(message),
                 end_line=end, suggestion=text,
                 fix=f"Use exactly one empty line (no spaces) between entries{kept}.",
                 evidence=(f"lines {s.first_line:,}-{s.anchor_line - 1:,} between entries" if s.anchor_line > s.first_line
                           else f"no line between line {s.first_line - 1:,} and the entry at line {s.anchor_line:,}",
-                          f"expected separator lines {list(want)!r}, found {list(s.actual)!r}"))
-        for e in d.new_entries:
-            for k, text in enumerate(e.text.split("\n")):
-                if text and not text.strip():
-                    bad += 1
-                    line = e.start_line + k
-                    ln, end, sug = anchored(d.head_lines(), line, line, [""])
-                    yield Problem(d.path, line, f"Line {line:,} in new entry `{e.summary}` is whitespace-only "
-                                                f"(`{show_bytes(text.encode())}`).",
-                                  end_line=end, suggestion=sug, fix="Make the line empty, or remove it.",
-                                  evidence=(f"entry {e.label} spans lines {e.start_line:,}-{e.end_line:,}",))
+                          f"expected separator lines {list(want)!r}, found {list(s.actual)!r}", *n.evidence))
         if not bad:
-            yield Passed(f"{d.path}: {len(d.separators)} separator(s) around new entries are one empty line; "
-                         f"no whitespace-only lines in new text", path=d.path)
+            yield Passed(f"{d.path}: {len(d.separators)} separator(s) around new entries are exactly one empty line "
+                         f"(expected {show_bytes(d.expected_separator)} after the base bytes)", path=d.path)

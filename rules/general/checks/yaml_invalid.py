@@ -17,6 +17,8 @@ Correct the syntax at the reported line; remove or rename the duplicate key.
 """
 from collections.abc import Iterator
 
+from rules.changelog.analysis import changelog_diffs
+from rules.changelog.gates import note
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.document import LARGE_YAML_BYTES, MAX_YAML_BYTES, changed_block_errors, load_values
@@ -47,8 +49,13 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
         else:
             error = load_values(f.path, f.head)[1]
         if error is not None:
-            yield Problem(f.path, error.line, f"YAML does not parse: {error.message}",
-                          evidence=(f"parser error at line {error.line or '?'}",))
+            message, evidence = f"YAML does not parse: {error.message}", (f"parser error at line {error.line or '?'}",)
+            if ctx.kind(f.path) == "changelog":  # the changelog's two gates read it too: say which rejects it
+                diff = next((d for d in changelog_diffs(ctx) if d.path == f.path), None)
+                if diff is not None:
+                    n = note(ctx, diff, pr_run=("added-yaml", "entry-schema"), merge=("file-yaml", "entry-count"))
+                    message, evidence = n.on(message), (*evidence, *n.evidence)
+            yield Problem(f.path, error.line, message, evidence=evidence)
         else:
             checked += 1
     if checked:

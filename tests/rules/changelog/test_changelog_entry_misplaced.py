@@ -15,7 +15,9 @@ def test_4867_style_insertion_five_from_the_end():
     total = head.count("\n")
     assert f.blocking and f.end_line == f.line + NEW.count("\n") - 1
     assert f.message == (f"This entry (`dsv4-fp4-b200-vllm`) is at line {f.line:,} of {total:,}; five existing "
-                         f"entries (#4833, #4852, #4857, #4799, #4720) sit below it.")
+                         f"entries (#4833, #4852, #4857, #4799, #4720) sit below it. The PR-run check passes "
+                         f"this; the merge path rejects it at merge.")
+    assert any(e.startswith("merge path (today's tooling): `entry ") for e in f.evidence)
     assert "physical end of the file, after the #4720 entry" in f.fix
     assert "5-line block (`- config-keys: dsv4-fp4-b200-vllm` … `pr-link: …/pull/4867`)" in f.fix
     assert any(e.startswith("patch hunk `@@ -") for e in f.evidence)

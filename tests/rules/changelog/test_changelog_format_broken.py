@@ -20,18 +20,26 @@ def test_well_formed_append_passes():
 def test_no_final_newline():
     head = append(BASE).rstrip("\n")
     assert _findings(head) == [("RR006", head.count("\n") + 1, "The file does not end with a newline after "
-                                "`pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/4867`.")]
+                                "`pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/4867`. Rejected by the PR-run "
+                                "`check-changelog` on this push and by the merge path at merge.")]
 
 
-@pytest.mark.parametrize("tail, n", [("\n", 1), ("\n\n", 2), ("  \n", 1)], ids=["two-newlines", "three-newlines",
-                                                                                 "whitespace-line"])
+@pytest.mark.parametrize("tail, n", [("\n", 1), ("\n\n", 2), ("  \n\n", 2)],
+                         ids=["two-newlines", "three-newlines", "whitespace-line-then-empty"])
 def test_extra_blank_lines_at_the_end(tail, n):
     head = append(BASE) + tail
     r = review(BASE, head, rr006)
     assert len(r.findings) == 1
     f = r.findings[0]
     assert f"ends with {n} extra blank line(s)" in f.message and f.line == append(BASE).count("\n")
+    assert f.message.endswith("The PR-run check passes this; the merge path rejects it at merge.")
+    assert any("final appended changelog entry must end with one newline" in e for e in f.evidence)
     assert apply_suggestion(head, f) == append(BASE)
+
+
+def test_a_final_whitespace_only_line_is_not_a_format_error():
+    """The validator only rejects a final *empty* line (`\\n\\n`); `"  \\n"` is RR016's nit."""
+    assert _findings(append(BASE) + "  \n") == []
 
 
 @pytest.mark.parametrize("bad, what", [
@@ -59,14 +67,14 @@ def test_pre_existing_tab_in_history_is_not_this_prs_problem():
 def test_invalid_utf8():
     head = append(BASE).encode().replace(b"Serve the", b"Serve \xff the")
     line = head.count(b"\n") - 1
-    assert _findings(head) == [("RR006", line, f"Byte `0xff` at line {line:,} is not valid UTF-8.")]
+    assert _findings(head) == [("RR006", line, f"Byte `0xff` at line {line:,} is not valid UTF-8. Rejected by the PR-run `check-changelog` on this push and by the merge path at merge.")]
 
 
 def test_entry_starting_with_another_key():
     other = "- description:\n    - \"x\"\n  config-keys:\n    - k\n  pr-link: XXX\n"
     head = append(BASE, other)
     got = _findings(head)
-    assert got == [("RR006", head.count("\n") - 4, "This top-level item starts with `- description:`, not `- config-keys:`.")]
+    assert got == [("RR006", head.count("\n") - 4, "This top-level item starts with `- description:`, not `- config-keys:`. The PR-run check passes this; the merge path rejects it at merge.")]
 
 
 def test_indented_entry_start():
@@ -77,7 +85,7 @@ def test_indented_entry_start():
 
 def test_empty_changelog_added():
     assert _findings("", base=None, status="added") == [
-        ("RR006", 0, "The new changelog is empty; it must be a YAML list of entries.")]
+        ("RR006", 0, "The new changelog is empty; it must be a YAML list of entries. Rejected by the PR-run `check-changelog` on this push and by the merge path at merge.")]
 
 
 def test_first_entry_into_an_empty_changelog():

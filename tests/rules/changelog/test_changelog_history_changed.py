@@ -11,6 +11,9 @@ def _codes(r):
     return [(f.code, f.line) for f in r.findings]
 
 
+BOTH = " Rejected by the PR-run `check-changelog` on this push and by the merge path at merge."
+
+
 def test_edit_of_an_old_description_is_reported_at_that_line_with_the_original_as_suggestion():
     at = starts(BASE)[1]  # the #4710 entry's description
     head = append(BASE[:at] + BASE[at:].replace('"Bump the image"', '"Bump the image to 0.11"', 1))
@@ -19,7 +22,7 @@ def test_edit_of_an_old_description_is_reported_at_that_line_with_the_original_a
     assert _codes(r) == [("RR002", line)]
     f = r.findings[0]
     assert f.message == ('Existing entry #4710 was edited at line {:,}: `- "Bump the image"` became '
-                         '`- "Bump the image to 0.11"`.'.format(line))
+                         '`- "Bump the image to 0.11"`.'.format(line) + BOTH)
     assert apply_suggestion(head, f) == append(BASE)
 
 
@@ -28,7 +31,7 @@ def test_deletion_points_at_the_nearest_head_line():
     head = BASE[:at[4]] + BASE[at[5]:]  # drop #4852
     r = review(BASE, head, rr002)
     assert _codes(r) == [("RR002", line_of(head, "qwen3.5-fp8-mi355x-atom") - 1)]
-    assert "One existing entry (#4852) was deleted here." == r.findings[0].message
+    assert "One existing entry (#4852) was deleted here." + BOTH == r.findings[0].message
 
 
 def test_deleting_the_tail_points_at_the_last_line():
@@ -48,8 +51,9 @@ def test_reorder_is_a_move():
 
 
 @pytest.mark.parametrize("status, previous, message", [
-    ("removed", None, "The changelog `perf-changelog.yaml` is deleted, removing all 8 entries."),
-    ("renamed", "perf-changelog.yaml", "The changelog `perf-changelog.yaml` is renamed to `old/perf-changelog.yaml`."),
+    ("removed", None, "The changelog `perf-changelog.yaml` is deleted, removing all 8 entries." + BOTH),
+    ("renamed", "perf-changelog.yaml", "The changelog `perf-changelog.yaml` is renamed to `old/perf-changelog.yaml`."
+                                       + BOTH),
 ], ids=["deleted-file", "renamed-file"])
 def test_deleted_or_renamed_changelog_is_file_level(status, previous, message):
     head = None if status == "removed" else BASE
@@ -76,11 +80,17 @@ def test_no_history_change(make_head):
     assert r.findings == [] and r.checks[0].status == "passed"
 
 
-def test_isolated_canonical_pr_link_correction_is_allowed():
+def test_isolated_canonical_pr_link_correction_is_allowed_at_merge_but_fails_the_pr_run_check():
+    """#1365, #1821: the documented contract and the merge helper allow it; `check-changelog` deletes-line fails."""
     base = build(BASE_ENTRIES[:3] + [("dsv4-fp4-b300-vllm", "XXX")] + BASE_ENTRIES[4:])
     head = base.replace("pr-link: XXX", f"pr-link: https://github.com/{REPO}/pull/4833")
     r = review(base, head, rr002)
-    assert r.findings == [] and "pr-link correction" in r.checks[0].detail
+    [f] = r.findings
+    assert f.blocking and f.line == line_of(head, "pull/4833")
+    assert "the merge path allows an isolated canonical correction" in f.message
+    assert f.message.endswith("Rejected by the PR-run `check-changelog` on this push.")
+    assert any("Found deleted line:   pr-link: XXX" in e for e in f.evidence)
+    assert r.checks == []
 
 
 @pytest.mark.parametrize("make_head, kind", [
@@ -111,3 +121,15 @@ def test_header_change():
 def test_added_file_passes():
     r = review(None, BASE + "\n" + entry("k", 4867), rr002, status="added")
     assert r.findings == [] and "new file" in r.checks[0].detail
+
+
+def test_stripping_trailing_spaces_of_an_existing_entrys_last_line_is_history():
+    """#2265's shape: a mid-file entry, and the `pr-link:` line above it lost its two trailing spaces."""
+    at = starts(BASE)[3]
+    base = BASE[:at - 1].rstrip("\n") + "  \n\n" + BASE[at:]  # entry 2's last line ends in two spaces
+    head = BASE[:at] + NEW + "\n" + BASE[at:]  # …stripped, and a new entry spliced in below it
+    r = review(base, head, rr002)
+    [f] = r.findings
+    assert "trailing whitespace of existing entry #4715's last line changed from `\"  \"` to `\"\"`" in f.message
+    assert f.suggestion.endswith("pull/4715  ")
+    assert f.message.endswith(BOTH)  # the line has content: `git diff` shows it deleted and re-added

@@ -61,3 +61,19 @@ def test_old_entries_links_are_not_checked():
     base = append(BASE, entry("k", "https://github.com/InferenceMAX/InferenceMAX/pull/1"))
     r = review(base, append(base, entry("n", 4867)), rr004)
     assert r.findings == []
+
+
+def test_old_org_link_is_canonical_for_a_base_before_the_rename():
+    import dataclasses
+
+    from rules import run
+    from rules.changelog.checks import changelog_pr_link_wrong
+    from rules.conventions import ORG_RENAME
+    from tests.rules.changelog_helpers import BASE, NEW, changeset
+
+    head = BASE + "\n" + NEW.replace("SemiAnalysisAI/InferenceX", "InferenceMAX/InferenceMAX")
+    cs = changeset(BASE, head)
+    before = run(dataclasses.replace(cs, base_time=ORG_RENAME - 86400), rules=[changelog_pr_link_wrong])
+    assert before.findings == [] and before.checks[0].status == "passed"
+    [f] = run(cs, rules=[changelog_pr_link_wrong]).findings  # today: the old org is wrong
+    assert "old `InferenceMAX/InferenceMAX` repository" in f.message

@@ -1,4 +1,4 @@
-"""RR007 changelog-separator-irregular: one empty line around new entries; history untouched."""
+"""RR007 changelog-separator-irregular: one empty line around new entries (blocking); history untouched."""
 import pytest
 
 from rules.changelog.checks import changelog_separator_irregular as rr007
@@ -29,22 +29,24 @@ CASES = [
 ]
 
 
+MERGE_REJECTS = " The PR-run check passes this; the merge path rejects it at merge."
+
+
 @pytest.mark.parametrize("head, message", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
-def test_irregular_new_separators_are_nits_with_an_exact_suggestion(head, message):
+def test_irregular_new_separators_are_blocking_with_the_gate_and_an_exact_suggestion(head, message):
     r = review(BASE, head, rr007)
     assert len(r.findings) == 1
     f = r.findings[0]
-    assert f.code == "RR007" and not f.blocking and message in f.message
+    assert f.code == "RR007" and f.blocking and message in f.message
+    assert f.message.endswith(MERGE_REJECTS)  # the PR-run check passes every one of these (real: #1994, #2184)
+    assert any(e.startswith("merge path (today's tooling): `") for e in f.evidence)
     fixed = apply_suggestion(head, f)
     assert fixed in (GOOD, BASE + "\n" + NEW)
 
 
-def test_whitespace_only_line_inside_a_new_entry():
+def test_whitespace_only_line_inside_a_new_entry_is_not_a_separator():
     new = NEW.replace("  description:", "  \n  description:")
-    head = BASE + "\n" + new
-    f = review(BASE, head, rr007).findings[0]
-    assert "is whitespace-only" in f.message
-    assert apply_suggestion(head, f) == BASE + "\n" + NEW.replace("  description:", "\n  description:")
+    assert review(BASE, BASE + "\n" + new, rr007).findings == []  # RR016's nit
 
 
 def test_base_ending_with_a_whitespace_line_keeps_it_and_wants_one_empty_line_more():
@@ -70,4 +72,18 @@ def test_misplaced_entry_without_empty_line_below():
     head = BASE[:at] + NEW + BASE[at:]
     f = review(BASE, head, rr007).findings[0]
     assert "has no empty line below it" in f.message
+    # below a misplaced entry the merge path never gets to the separator (RR001's "entry N changed")
+    assert f.message.endswith("Both gates accept this; only the documented contract (entries separated by exactly "
+                              "one empty line) forbids it.")
     assert apply_suggestion(head, f) == insert_before(BASE, 4)
+
+
+def test_a_rewritten_historical_separator_is_rr002s_not_rr007s():
+    base = BASE + "  \n"
+    r = review(base, BASE + "\n" + NEW, rr007)  # "  \n" at the end of base became "\n"
+    assert r.findings == []
+
+
+def test_passed_check_names_the_expected_separator():
+    r = review(BASE, BASE + "\n" + NEW, rr007)
+    assert r.checks[0].detail.endswith('(expected "\\n" after the base bytes)')

@@ -270,3 +270,13 @@ def test_a_copied_pr_link_on_a_new_entry_is_corrected():
     copied = entry("dsv4-fp4-b200-vllm", last_pr, "Serve the TP8 arm")
     f = fix(BASE, BASE + "\n" + copied)
     assert f.content == (BASE + "\n" + entry("dsv4-fp4-b200-vllm", PR, "Serve the TP8 arm")).encode()
+
+
+def test_a_pr_that_only_corrects_existing_links_is_refused_not_reverted():
+    good = f"https://github.com/{REPO}/pull/4720"
+    base = BASE.replace(f"pr-link: {good}", f"pr-link: https://github.com/{REPO}/pull/XXX")
+    cs = changeset(base, BASE)
+    (d,) = changelog_diffs(ReviewContext(cs))
+    assert d.corrections and not d.new_entries  # an isolated canonical correction
+    f = fix(base, BASE)
+    assert f.content is None and "only corrects the pr-link of 1 existing entry" in f.refused

@@ -253,3 +253,16 @@ def test_whole_snapshot_shape_scan_matches_a_full_parse():
     full = YAML(typ="safe", pure=True).load(raw)
     keys = master_keys(_ctx_head(raw))
     assert list(keys) == list(full) and all(keys[k].value == v for k, v in full.items())
+
+
+def test_only_removes_rows_in_the_older_seq_len_configs_layout():
+    from rules.master.analysis import RowRemoval, only_removes_rows
+    rows = [{"tp": 8, "conc-start": 4, "conc-end": 64}, {"tp": 4, "conc-start": 4, "conc-end": 64}]
+    base = {"image": "x:1", "seq-len-configs": [{"isl": 1024, "osl": 1024, "search-space": rows},
+                                                 {"isl": 8192, "osl": 1024, "search-space": rows[:1]}]}
+    head = {"image": "x:1", "seq-len-configs": [{"isl": 1024, "osl": 1024, "search-space": rows[1:]}]}
+    assert only_removes_rows(base, head) == RowRemoval(3, 1, 2, 1)
+    assert only_removes_rows(base, {**head, "image": "x:2"}) is None  # a removal and an edit
+    assert only_removes_rows(base, base) is None  # no change at all
+    assert only_removes_rows(head, base) is None  # rows added
+    assert only_removes_rows(base, {"image": "x:1"}) is None  # the field itself removed: a change

@@ -17,13 +17,23 @@ def _run(image):
     ("vllm/vllm-openai:nightly-2026-08-01", None),
     (f"vllm/vllm-openai@{DIGEST}", None),
     (f"vllm/vllm-openai:latest@{DIGEST}", None),
-    ("vllm/vllm-openai:latest-rocm", None),
+    ("vllm/vllm-openai:latest-rocm", "moving tag `latest-rocm`"),
     ("myregistry.local:5000/vllm", "has no tag"),
     ("vllm/vllm-openai", "has no tag"),
     ("vllm/vllm-openai:latest", "moving tag `latest`"),
     ("vllm/vllm-openai:LATEST", "moving tag `LATEST`"),
-], ids=["release tag", "nightly tag is still a tag", "digest", "latest pinned by digest", "tag merely containing latest",
-        "port is not a tag", "no tag", "latest", "latest upper case"])
+    ("rocm/vllm-dev:deepseek-v4-latest", "moving tag `deepseek-v4-latest`"),
+    ("lmsysorg/sglang:dev-dsv41", "moving tag `dev-dsv41`"),
+    ("vllm/vllm-openai:nightly", "moving tag `nightly`"),
+    ("vllm/vllm-openai:nightly-93d8f834dd8acf33eb0e2a75b2711b628cb6e226", None),
+    ("lmsysorg/sglang:nightly-dev-cu13-20260522-7cf193fe", None),
+    ("lmsysorg/sglang:v0.5.12-cu130", None),
+    ("lmsysorg/sglang:dev-nightly-0820", None),
+    ("lmsysorg/sglang:dev-nightly-1340", "moving tag `dev-nightly-1340`"),
+], ids=["release tag", "dated nightly tag", "digest", "latest pinned by digest", "latest-suffixed tag",
+        "port is not a tag", "no tag", "latest", "latest upper case", "latest suffix (#1282)", "dev branch tag (#3241)",
+        "bare nightly", "nightly pinned by commit", "nightly pinned by date and commit", "release with cuda",
+        "nightly pinned by month and day", "four digits that are no date"])
 def test_image(image, problem):
     r = _run(image)
     if problem is None:

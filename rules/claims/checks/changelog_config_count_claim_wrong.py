@@ -1,0 +1,41 @@
+"""Flags a changelog description that says the search space grew (`cover more configs`) when it shrank, or the reverse.
+
+## Why it matters
+"Update search space to cover more configs" on a PR that cut the rows from 7 to 4 (#1990, #1991) hides a coverage loss: readers of the history assume the old points are still measured. Compared on both search-space rows and concurrency points of the selected keys, base vs head; a nit because the wording may refer to something else.
+
+## Example
+    description:
+      - "Update search space to cover more configs"      # rows 7 → 4, points 31 → 18
+
+## Fix
+Say what changed: which rows or concurrencies were removed, and why.
+"""
+from collections.abc import Iterator
+
+from rules.claims.description import description_claims
+from rules.config import RuleOptions
+from rules.context import ReviewContext
+from rules.finding import Passed, Problem, Severity
+
+CODE = "RR254"
+NAME = "changelog-config-count-claim-wrong"
+SEVERITY = Severity.NIT
+KIND = "count"
+
+
+def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed]:
+    checked = 0
+    for ec in description_claims(ctx):
+        if not ec.items or not ec.keys:
+            continue
+        checked += ec.checked
+        for f in ec.findings:
+            if f.kind != KIND:
+                continue
+            # The comment spans the entry from its first line to the description item that says it.
+            yield Problem(f.item.path, min(f.item.entry.start_line, f.item.line), f.message, end_line=f.item.line,
+                          evidence=(f"description item: `{f.item.text[:160]}`", *f.evidence,
+                                    f"entry selects {len(ec.keys)} key(s): {', '.join(ec.keys[:4])}"))
+    if checked:
+        yield Passed(f"{checked} description item(s) of new changelog entries compared with the {KIND} facts of "
+                     f"their keys")

@@ -1,0 +1,594 @@
+"""What a new changelog entry's description says about the change, checked against the diff.
+
+A description is the permanent record of a sweep, so what it states must be what the PR does.
+This module reads the description items of every new entry and extracts claims of five kinds,
+each compared with the master configs of the keys the entry selects (base and head):
+
+* **version transitions**: `from X to Y`, `X → Y` / `X -> Y`, `bump/upgrade/update … to Y`, where X
+  and Y are version-like (`v0.5.12-cu130`, `0.20.1`, `nightly-20260422`): checked against each
+  selected key's base image (X) and head image (Y) — only when X or Y names an image tag of those
+  keys at all (a claim about another component is not this check's business);
+* **search-space statements**: concurrency ranges (`conc 2-256`, `concurrency 4–64`), `conc-start`
+  / `conc-end` settings (`conc-start lowered from 4 to 1 in all search-spaces`) and parallelism
+  arms (`TP8`, `DEP8`, `TP4/EP4`) against the head rows of the keys;
+* **more / fewer configs** (`cover more configs`, `narrow the search space`) against the rows
+  and concurrency points at base and head;
+* **runner names**: `cluster:<name>` tokens against the labels of `runners.yaml` at head;
+* **omissions**: a changed image, or a changed engine flag of a changed benchmark script, that
+  no description item mentions.
+
+Every finding carries the claim, the value found and its line. The parser reads at most
+`MAX_ITEM_CHARS` of an item and `MAX_CLAIMS` claims per review; unknown units and shapes are not
+claims (never guessed).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from rules.changelog.analysis import Entry, changelog_diffs
+from rules.master.analysis import changed_keys, key_info, match_keys, master_keys, parse_image
+from rules.master.matrix import conc_values, scenarios_of
+
+MAX_ITEM_CHARS = 4_000
+MAX_CLAIMS = 2_000
+MAX_ROWS = 20_000
+MAX_PER_ITEM = 3  # findings per description item
+
+VERSION = (r"(?:v?\d+(?:\.\d+){1,3}(?:(?:\.|-)?(?:post|rc|dev|a|b)\d+)*(?:[-_][A-Za-z0-9.]+)*"
+           r"|(?:nightly|dev)[\w.-]*?\d{6,}[\w.-]*)")
+_VERSION = re.compile(rf"(?<![\w.]){VERSION}(?![\w])")
+_TOKEN = re.compile(r"[`'\"]?([A-Za-z0-9][\w.:/@#+-]*[\w])[`'\"]?")
+_ARROW = re.compile(rf"(?P<x>(?:\S*?)?{VERSION})\s*(?:→|->|=>|⟶|➜)\s*(?P<y>(?:\S*?)?{VERSION})")
+_FROM_TO = re.compile(rf"\bfrom\s+[`'\"]?(?P<x>[\w./:@#+-]*?{VERSION})[`'\"]?\s+to\s+[`'\"]?(?P<y>[\w./:@#+-]*?{VERSION})",
+                      re.I)
+_TO_ONLY = re.compile(rf"\b(?:bump(?:ed|s)?|upgrad(?:e|ed|es)|updat(?:e|ed|es)|mov(?:e|ed|es)|switch(?:ed|es)?)\b"
+                      rf"[^.;→]*?\bto\s+[`'\"]?(?P<y>[\w./:@#+-]*?{VERSION})", re.I)
+_CONC_RANGE = re.compile(r"\b(?:conc(?:urrenc(?:y|ies))?|CONC)\s*(?:range\s*)?(?:of\s*|=\s*|:\s*)?"
+                         r"\[?(?P<a>\d{1,6})\s*(?:-|–|—|to|\.\.)\s*(?P<b>\d{1,6})\]?(?!\d)(?!\s*(?:GB|MB|%|x))", re.I)
+_CONC_SET = re.compile(r"\bconc-(?P<which>start|end)\b[^.;,]*?\bto\s+(?P<v>\d{1,6})\b", re.I)
+_ARM = re.compile(r"(?<![\w-])(?P<kind>D?EP|TP|DP)\s?(?P<n>\d{1,3})(?![\w])")
+_REMOVAL = re.compile(r"\b(?:remov\w*|drop\w*|delet\w*|without|no longer|instead of|replac\w*|deprecat\w*|disabl\w*|"
+                      r"previously|was|were|from)\b", re.I)
+_ALL = re.compile(r"\b(?:all|every|each)\b", re.I)
+_MORE = re.compile(r"\b(?:more|additional|expand\w*|widen\w*|extend\w*|broaden\w*)\s+(?:\w+\s+){0,2}"
+                   r"(?:configs?|configurations?|search[- ]?spaces?|points?|concurrenc\w*|coverage|rows?)\b|"
+                   r"\bcover\s+more\b", re.I)
+_FEWER = re.compile(r"\b(?:fewer|less|narrow\w*|reduc\w*|trim\w*|prun\w*|shrink\w*)\s+(?:the\s+)?(?:\w+\s+){0,2}"
+                    r"(?:configs?|configurations?|search[- ]?spaces?|points?|concurrenc\w*|rows?)\b", re.I)
+_CLUSTER = re.compile(r"\bcluster:(?P<name>[A-Za-z0-9][\w.-]*)")
+_CONC_LIST = re.compile(r"(?:\bat\s+|\bconc(?:urrenc(?:y|ies))?\s*(?:=|:)?\s*)\[(?P<list>\d{1,6}(?:\s*,\s*\d{1,6})+)\]", re.I)
+
+
+@dataclass(frozen=True)
+class Item:
+    """One description item of a new entry, with its head line."""
+
+    path: str
+    line: int
+    text: str
+    entry: Entry
+
+
+def description_items(entry: Entry, path: str) -> list[Item]:
+    """The entry's description items with the head line each starts on."""
+    data = entry.data if isinstance(entry.data, dict) else {}
+    items = data.get("description")
+    if isinstance(items, str):
+        items = [items]
+    if not isinstance(items, list):
+        return []
+    start = entry.key_lines.get("description", entry.start_line)
+    rows = entry.text.split("\n")
+    lines = []
+    for k in range(start - entry.start_line + 1, len(rows)):
+        raw = rows[k]
+        if raw.strip() and not raw.startswith("   ") and not raw.lstrip().startswith("- "):
+            break
+        if raw.startswith("  ") and not raw.startswith("   ") and raw.strip() and not raw.lstrip().startswith("-"):
+            break
+        if raw.lstrip().startswith("- ") or raw.strip() == "-":
+            lines.append(entry.start_line + k)
+    out = []
+    for i, text in enumerate(items):
+        if isinstance(text, str):
+            out.append(Item(path, lines[i] if i < len(lines) and len(lines) == len(items) else start,
+                            text[:MAX_ITEM_CHARS], entry))
+    return out
+
+
+@dataclass
+class KeyImages:
+    key: str
+    base: str | None
+    head: str | None
+
+
+def _image(info) -> str | None:
+    v = info.get("image") if info is not None else None
+    return v if isinstance(v, str) else None
+
+
+def entry_keys(ctx, entry: Entry) -> list[str]:
+    keys = master_keys(ctx, "head")
+    out: list[str] = []
+    for item in entry.config_keys:
+        for k in match_keys(item, keys):
+            if k not in out:
+                out.append(k)
+    return out
+
+
+def images(ctx, keys: list[str]) -> list[KeyImages]:
+    return [KeyImages(k, _image(key_info(ctx, k, "base")), _image(key_info(ctx, k, "head"))) for k in keys]
+
+
+def core(version: str) -> str:
+    """The version part of a claimed token (`sglang:v0.5.12-cu130` → `v0.5.12-cu130`)."""
+    m = _VERSION.search(version)
+    return m.group(0) if m else version
+
+
+def in_image(version: str, image: str | None) -> bool:
+    """Does the image reference carry this version (as a whole token of its tag)?"""
+    if not image:
+        return False
+    ref = parse_image(image)
+    tag = ref.tag if ref is not None and ref.tag else image.rsplit(":", 1)[-1]
+    v = core(version).lower().lstrip("v")
+    t = tag.lower()
+    parts = [p for p in re.split(r"\.\.\.|…", v)]
+    if len(parts) > 1:  # an abbreviated tag (`rocm7.2.3_..._atom20260511`): the parts, in order
+        pattern = r"(?:^|(?<=[^a-z0-9])|(?<=v))" + ".*".join(map(re.escape, parts)) + r"(?![a-z0-9])"
+        return re.search(pattern, t) is not None
+    for m in re.finditer(re.escape(v), t):
+        before = t[m.start() - 1] if m.start() else ""
+        after = t[m.end()] if m.end() < len(t) else ""
+        if (not before or not before.isalnum() or before == "v") and (not after or not after.isalnum()):
+            return True
+    return False
+
+
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One description claim that the diff contradicts (or a change the description omits)."""
+
+    kind: str  # version | search-space | count | runner | omission
+    item: Item
+    message: str
+    evidence: tuple[str, ...] = ()
+
+
+def _rows(value: Any) -> list[tuple[str, Any, Any, dict]]:
+    """(scenario, isl, osl, row) of a key's search space."""
+    out = []
+    sc = scenarios_of(value)
+    for name, blocks in (sc or {}).items():
+        for block in blocks if isinstance(blocks, list) else []:
+            if not isinstance(block, dict):
+                continue
+            for row in block.get("search-space") or []:
+                if isinstance(row, dict):
+                    out.append((str(name), block.get("isl"), block.get("osl"), row))
+                if len(out) >= MAX_ROWS:
+                    return out
+    return out
+
+
+def _row_tp(row: dict) -> tuple[int | None, int | None, bool]:
+    """(tp, ep, dp-attn) of a single-node row, or of a multi-node row's decode workers."""
+    if "tp" in row:
+        return row.get("tp"), row.get("ep"), bool(row.get("dp-attn"))
+    d = row.get("decode") if isinstance(row.get("decode"), dict) else {}
+    return d.get("tp"), d.get("ep"), bool(d.get("dp-attn"))
+
+
+def _row_arms(row: dict) -> list[tuple[int | None, int | None, bool]]:
+    """Every parallelism layout a row names: the row's own, or each worker role's (prefill, decode)."""
+    if "tp" in row or not any(isinstance(row.get(r), dict) for r in ("prefill", "decode")):
+        return [_row_tp(row)]
+    return [(w.get("tp"), w.get("ep"), bool(w.get("dp-attn"))) for r in ("prefill", "decode")
+            if isinstance(w := row.get(r), dict)]
+
+
+def version_findings(item: Item, imgs: list[KeyImages]) -> list[Finding]:
+    changed = [k for k in imgs if k.base and k.head and k.base != k.head]
+    if not changed:
+        return []
+    text = item.text
+    out = []
+    claims = [(m.group("x"), m.group("y")) for m in _FROM_TO.finditer(text)]
+    claims += [(m.group("x"), m.group("y")) for m in _ARROW.finditer(text)]
+    tos = [m.group("y") for m in _TO_ONLY.finditer(text)] if not claims else []
+    seen = set()
+    for x, y in claims:
+        if (x, y) in seen:
+            continue
+        seen.add((x, y))
+        x_hits = [k for k in changed if in_image(x, k.base)]
+        y_hits = [k for k in changed if in_image(y, k.head)]
+        mentioned = x_hits or y_hits or any(in_image(x, k.head) or in_image(y, k.base) for k in changed)
+        if not mentioned:
+            continue  # about some other component
+        wrong_from = [k for k in changed if not in_image(x, k.base)]
+        wrong_to = [k for k in changed if not in_image(y, k.head)]
+        if wrong_from and (y_hits or x_hits):
+            k = wrong_from[0]
+            held = f" (true for {', '.join(f'`{h.key}`' for h in x_hits[:3])})" if x_hits else ""
+            out.append(Finding("version", item,
+                               f"The description says `from {core(x)}`, but `{k.key}` was on `{k.base}` at the base{held}.",
+                               (f"claim: `{x}` → `{y}`", *(f"`{c.key}`: base `{c.base}`, head `{c.head}`"
+                                                           for c in changed[:4]))))
+        elif wrong_to and (x_hits or y_hits):
+            k = wrong_to[0]
+            out.append(Finding("version", item,
+                               f"The description says `to {core(y)}`, but `{k.key}` is on `{k.head}` at the head.",
+                               (f"claim: `{x}` → `{y}`", *(f"`{c.key}`: base `{c.base}`, head `{c.head}`"
+                                                           for c in changed[:4]))))
+    for y in tos:
+        if any(in_image(y, k.head) for k in changed) or not any(in_image(y, k.base) for k in changed):
+            wrong = [k for k in changed if not in_image(y, k.head)]
+            if wrong and any(in_image(y, k.head) for k in changed):
+                k = wrong[0]
+                out.append(Finding("version", item,
+                                   f"The description says `to {core(y)}`, but `{k.key}` is on `{k.head}` at the head.",
+                                   (f"claim: `… to {y}`", *(f"`{c.key}`: head `{c.head}`" for c in changed[:4]))))
+    return out
+
+
+def search_space_findings(item: Item, heads: dict[str, Any]) -> list[Finding]:
+    rows = [(k, *r) for k, v in heads.items() for r in _rows(v)]
+    if not rows:
+        return []
+    text = item.text
+    out = []
+    everywhere = bool(_ALL.search(text))
+    for m in _CONC_RANGE.finditer(text):
+        a, b = int(m.group("a")), int(m.group("b"))
+        if a >= b or _historical(text, m.start()):
+            continue
+        arm = _arm_before(text, m.start())
+        seq = _seq_before(text, m.start())
+        groups: dict[str, list[int]] = {}
+        for k, sc, isl, osl, row in rows:
+            tp, ep, dpa = _row_tp(row)
+            if arm is not None and not any(arm(*a) for a in _row_arms(row)):
+                continue
+            if seq is not None and (isl, osl) != seq and isl != seq[0]:
+                continue
+            cv = conc_values(row)
+            if not cv:
+                continue
+            groups.setdefault("all", []).extend(cv)
+            groups.setdefault(f"isl {isl}/osl {osl}", []).extend(cv)
+            groups.setdefault(f"tp {tp}", []).extend(cv)
+            groups.setdefault(f"isl {isl}/osl {osl}, tp {tp}", []).extend(cv)
+            groups.setdefault(f"row {k} {row}", []).extend(cv)
+        if not groups:
+            continue
+        spans = {g: (min(v), max(v)) for g, v in groups.items()}
+        per_seq = {g: s for g, s in spans.items() if g.startswith("isl ") and ", tp" not in g}
+        scope = (f" for {'the arm' if arm else 'the rows'}" if arm or seq else "")
+        if everywhere and seq is None and len(per_seq) > 1:
+            bad = {g: s for g, s in per_seq.items() if s != (a, b)}
+            if bad:
+                g, s = next(iter(bad.items()))
+                out.append(Finding("search-space", item,
+                                   f"The description says `{m.group(0).strip()}` for all sequence lengths, but the "
+                                   f"{g} rows run {s[0]}–{s[1]}.",
+                                   tuple(f"{gg}: {x}–{y}" for gg, (x, y) in list(per_seq.items())[:4])))
+            continue
+        if (a, b) not in spans.values():
+            lo, hi = spans["all"]
+            where = " and ".join(x for x in (_arm_text(text, m.start()), f"isl {seq[0]}" if seq else None) if x)
+            out.append(Finding("search-space", item,
+                               f"The description says `{m.group(0).strip()}`{f' ({where})' if where else ''}, but the "
+                               f"matching rows run {lo}–{hi}{scope and ''}.",
+                               tuple(f"{g}: {x}–{y}" for g, (x, y) in list(spans.items())[:5] if not g.startswith("row "))))
+    for m in _CONC_SET.finditer(text):
+        which, v = m.group("which"), int(m.group("v"))
+        field_ = f"conc-{which}"
+        vals = [(k, row.get(field_)) for k, *_, row in rows if isinstance(row.get(field_), int)]
+        if not vals:
+            continue
+        if everywhere:
+            bad = [(k, x) for k, x in vals if x != v]
+            if bad:
+                out.append(Finding("search-space", item,
+                                   f"The description says `{field_}` is {v} in all search spaces, but "
+                                   f"{len(bad)} row(s) still have {field_} {bad[0][1]} (`{bad[0][0]}`).",
+                                   (f"{len(vals)} row(s) with {field_}; {len(vals) - len(bad)} equal {v}",)))
+        elif not any(x == v for _, x in vals):
+            out.append(Finding("search-space", item,
+                               f"The description says `{field_}` {v}, but no selected row has {field_} {v}.",
+                               (f"{field_} values: {sorted({x for _, x in vals})[:8]}",)))
+    for clause in re.split(r"[;\n]", text):
+        arms = list(_ARM.finditer(clause))
+        for m in _CONC_LIST.finditer(clause):
+            if _FUTURE.search(clause):
+                continue
+            claimed = [int(x) for x in m.group("list").split(",")]
+            near = [a for a in arms if a.end() <= m.start()]
+            group = [a for a in near if clause[a.end():m.start()].strip(" /,&and") == "" or a is near[-1]] if near else []
+            candidates = [cv for *_, row in rows for cv in [conc_values(row)]
+                          if not group or any(_arm_matches(a, *arm) for a in group for arm in _row_arms(row))]
+            if not candidates or any(cv == claimed or sorted(set(cv)) == sorted(set(claimed)) for cv in candidates):
+                continue
+            arm = "/".join(a.group(0) for a in group) or "the selected rows"
+            closest = min(candidates, key=lambda cv: len(set(cv) ^ set(claimed)))
+            out.append(Finding("search-space", item,
+                               f"The description gives {arm} conc {claimed}, but the matching row runs {closest}.",
+                               (f"{len(candidates)} matching row(s)",)))
+    for m in _ARM.finditer(text):
+        if _FUTURE.search(_sentence(text, m.start())):
+            continue
+        if (_REMOVAL.search(text[max(0, m.start() - 60):m.start()]) or _REMOVAL.search(text[m.end():m.end() + 15])
+                or re.match(r"\s*(?:→|->|=>|⟶|to\s)", text[m.end():])):  # `TP8 → TP4`: the old arm
+            continue
+        if text[max(0, m.start() - 1):m.start()] in ("/", "-") and m.group("kind") == "EP":
+            continue  # `TP4/EP4` reads with the TP before it
+        n = int(m.group("n"))
+        if not any(_arm_matches(m, *arm) for *_, row in rows for arm in _row_arms(row)):
+            present = sorted({f"tp{_row_tp(r)[0]}" for *_, r in rows if _row_tp(r)[0] is not None})
+            out.append(Finding("search-space", item,
+                               f"The description mentions `{m.group(0)}`, but no selected row has "
+                               f"{_arm_words(m.group('kind'), n)}.",
+                               (f"head rows of the selected keys: {', '.join(present[:8]) or 'none'}",)))
+    return out
+
+
+_CLAUSE_BREAK = re.compile(r"[;,(]|\band\b")
+_DPA = re.compile(r"(?i)\b(?:DPA|dp-attn|DP[- ]attention)\b")
+_SEQ = re.compile(r"(?i)\b(?:isl\s*[=:]?\s*(?P<isl>\d{3,6})|(?P<k>1k1k|8k1k|1k8k))\b")
+_HISTORY = re.compile(r"(?i)\b(?:previously|formerly|before|was|were|old|instead of|from the previous)\b")
+# A sentence about the future or a plan is not a claim about this diff ("will expand to … once … lands").
+_FUTURE = re.compile(r"(?i)\b(?:will|once|later|planned|plan to|todo|follow[- ]?up|next|eventually|would)\b")
+
+
+def _clause_start(text: str, at: int) -> int:
+    starts = [m.end() for m in _CLAUSE_BREAK.finditer(text, 0, at)]
+    return starts[-1] if starts else 0
+
+
+def _sentence(text: str, at: int) -> str:
+    start = max(text.rfind(". ", 0, at) + 1, text.rfind("; ", 0, at) + 1, 0)
+    end = min([i for i in (text.find(". ", at), text.find("; ", at)) if i >= 0] or [len(text)])
+    return text[start:end]
+
+
+def _historical(text: str, at: int) -> bool:
+    """The claim at `at` describes the old state (`previously conc=1-64`, `(was 4-64)`) or a plan."""
+    if _FUTURE.search(_sentence(text, at)):
+        return True
+    start = _clause_start(text, at)
+    opened = text.rfind("(", 0, at)
+    return bool(_HISTORY.search(text, start, at)) or (opened >= 0 and ")" not in text[opened:at] and
+                                                       bool(_HISTORY.search(text, opened, at)))
+
+
+def _arm_before(text: str, at: int):
+    """A row predicate for the parallelism arm named in the claim's clause, or None."""
+    start = _clause_start(text, at)
+    arms = list(_ARM.finditer(text, start, at))
+    if arms:
+        last = arms[-1]
+        return lambda tp, ep, dpa: _arm_matches(last, tp, ep, dpa)
+    if _DPA.search(text, start, at):
+        return lambda tp, ep, dpa: dpa
+    return None
+
+
+def _arm_text(text: str, at: int) -> str | None:
+    start = _clause_start(text, at)
+    arms = list(_ARM.finditer(text, start, at))
+    if arms:
+        return arms[-1].group(0)
+    m = _DPA.search(text, start, at)
+    return m.group(0) if m else None
+
+
+def _seq_before(text: str, at: int) -> tuple[int, int] | None:
+    """The sequence lengths the item names before the claim (`ISL=8192`, `8k1k`), or None."""
+    found = None
+    for m in _SEQ.finditer(text, 0, at):
+        if m.group("isl"):
+            found = (int(m.group("isl")), 1024)
+        else:
+            found = {"1k1k": (1024, 1024), "8k1k": (8192, 1024), "1k8k": (1024, 8192)}[m.group("k").lower()]
+    return found
+
+
+def _arm_matches(m: re.Match, tp, ep, dpa: bool) -> bool:
+    kind, n = m.group("kind").upper(), int(m.group("n"))
+    if kind == "TP":
+        return tp == n  # `TP4` is said of DP-attention prefill workers too (`1 prefill TP4` with dp-attn)
+    if kind == "EP":
+        return ep == n
+    if kind == "DEP":
+        return ep == n and dpa
+    if kind == "DP":
+        return dpa and tp == n
+    return True
+
+
+def _arm_words(kind: str, n: int) -> str:
+    return {"TP": f"tp {n}", "EP": f"ep {n}", "DEP": f"ep {n} with dp-attn", "DP": f"dp-attn with tp {n}"}.get(
+        kind.upper(), kind)
+
+
+def count_findings(item: Item, bases: dict[str, Any], heads: dict[str, Any]) -> list[Finding]:
+    more, fewer = _MORE.search(item.text), _FEWER.search(item.text)
+    if not more and not fewer:
+        return []
+    if not bases or set(bases) != set(heads):
+        return []
+    b_rows = [r for v in bases.values() for r in _rows(v)]
+    h_rows = [r for v in heads.values() for r in _rows(v)]
+    b_pts = sum(len(conc_values(r[3])) for r in b_rows)
+    h_pts = sum(len(conc_values(r[3])) for r in h_rows)
+    facts = (f"search-space rows: {len(b_rows)} at base, {len(h_rows)} at head",
+             f"concurrency points: {b_pts} at base, {h_pts} at head")
+    if more and not fewer and len(h_rows) < len(b_rows) and h_pts < b_pts:
+        return [Finding("count", item, f"The description says `{more.group(0)}`, but the selected keys went from "
+                                       f"{len(b_rows)} to {len(h_rows)} search-space rows ({b_pts} → {h_pts} "
+                                       f"concurrency points).", facts)]
+    if fewer and not more and len(h_rows) > len(b_rows) and h_pts > b_pts:
+        return [Finding("count", item, f"The description says `{fewer.group(0)}`, but the selected keys went from "
+                                       f"{len(b_rows)} to {len(h_rows)} search-space rows ({b_pts} → {h_pts} "
+                                       f"concurrency points).", facts)]
+    return []
+
+
+def runner_findings(item: Item, labels: set[str] | None, nodes: set[str]) -> list[Finding]:
+    if labels is None:
+        return []
+    out = []
+    for m in _CLUSTER.finditer(item.text):
+        name = m.group("name").rstrip(".-")
+        label = f"cluster:{name}"
+        if label in labels or name in nodes or name in labels:
+            continue
+        close = sorted(x for x in labels if x.startswith("cluster:") and (name in x or x[8:] in name))[:3]
+        out.append(Finding("runner", item, f"The description names the runner `{label}`, which `runners.yaml` does "
+                                           f"not define.",
+                           (f"{len(labels)} runner labels in runners.yaml" + (f"; similar: {', '.join(close)}"
+                                                                            if close else ""),)))
+    return out
+
+
+@dataclass
+class EntryClaims:
+    entry: Entry
+    path: str
+    items: list[Item] = field(default_factory=list)
+    keys: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    checked: int = 0  # claims compared
+
+
+def _runner_labels(ctx) -> tuple[set[str] | None, set[str]]:
+    from rules.master.matrix import runners_config
+
+    data = runners_config(ctx)
+    if not isinstance(data, dict):
+        return None, set()
+    labels = data.get("labels") if isinstance(data.get("labels"), dict) else data
+    nodes = {n for v in labels.values() if isinstance(v, list) for n in v if isinstance(n, str)}
+    hw = data.get("hardware") if isinstance(data.get("hardware"), dict) else {}
+    return {str(k) for k in labels} | {str(k) for k in hw}, nodes
+
+
+def description_claims(ctx) -> list[EntryClaims]:
+    """Per new changelog entry: its items, keys, and every contradicted claim (memoized)."""
+
+    def compute() -> list[EntryClaims]:
+        out = []
+        budget = MAX_CLAIMS
+        labels, nodes = _runner_labels(ctx)
+        for d in changelog_diffs(ctx):
+            if d.skip_reason:
+                continue
+            for e in d.new_entries:
+                ec = EntryClaims(e, d.path, description_items(e, d.path), entry_keys(ctx, e))
+                out.append(ec)
+                if not ec.items or budget <= 0:
+                    continue
+                imgs = images(ctx, ec.keys)
+                heads = {k: key_info(ctx, k, "head").value for k in ec.keys}
+                bases = {k: b.value for k in ec.keys if (b := key_info(ctx, k, "base")) is not None}
+                for it in ec.items:
+                    budget -= 1
+                    if budget <= 0:
+                        break
+                    ec.checked += 1
+                    found = (version_findings(it, imgs) + search_space_findings(it, heads)
+                             + count_findings(it, bases, heads) + runner_findings(it, labels, nodes))
+                    ec.findings += found[:MAX_PER_ITEM]  # a list of contradictions is read as a few
+        return out
+
+    return ctx.memo(("claims", "description"), compute)
+
+
+def omissions(ctx) -> list[tuple[EntryClaims, str, str]]:
+    """(entry, what changed, evidence) for each changed image or engine flag no description mentions.
+
+    An image change of key `k` counts as mentioned when any new entry selecting `k` names the new
+    tag (or its version: "update vllm image" alone does not); it is reported once, on the first
+    entry selecting `k`.
+    A script flag change is mentioned when any new entry names the flag; it is reported once, on
+    the last entry.
+    """
+    entries = [ec for ec in description_claims(ctx) if ec.items and ec.keys]
+    if not entries:
+        return []
+    texts = {id(ec): " ".join(i.text for i in ec.items).lower() for ec in entries}
+    every = " ".join(texts.values())
+    out: list[tuple[EntryClaims, str, str]] = []
+    changed = {c.key: c for c in changed_keys(ctx)}
+    done: set[str] = set()
+    for ec in entries:
+        for k in ec.keys:
+            c = changed.get(k)
+            if k in done or c is None or c.status != "changed" or c.base is None or c.head is None:
+                continue
+            done.add(k)
+            old, new = _image(c.base), _image(c.head)
+            if not old or not new or old == new:
+                continue
+            ref = parse_image(new)
+            tag = (ref.tag or "") if ref else new
+            tokens = {tag.lower(), core(tag).lower(), core(tag).lower().lstrip("v")} - {""}
+            said = " ".join(texts[id(e)] for e in entries if k in e.keys)
+            if not any(t in said for t in tokens):
+                out.append((ec, f"the image of `{k}` (`{old}` → `{new}`)", f"`{k}`.image changed in {c.path}"))
+    last = entries[-1]
+    flags = 0
+    for f in ctx.changeset.files:
+        if ctx.kind(f.path) != "scripts" or not f.patch:
+            continue
+        for flag, before, after in changed_flags(f.patch):
+            name = flag.lstrip("-").lower()
+            if name in every or name.replace("-", "_") in every or name.replace("_", "-") in every:
+                continue
+            what = f"`{flag}` {before} → {after}" if before is not None else f"new `{flag} {after}`"
+            out.append((last, f"{what} in `{f.path}`", f"{f.path}: the patch changes {flag}"))
+            flags += 1
+            if flags >= 8:
+                return out
+    return out
+
+
+_FLAG = re.compile(r"(?<![\w-])(--[a-z][\w-]*)(?:=|\s+)([^\s\\\"']+|\"[^\"]*\"|'[^']*')")
+_ENV = re.compile(r"^\s*(?:export\s+)?([A-Z][A-Z0-9_]{2,})=(\S+)")
+
+
+def changed_flags(patch: str) -> list[tuple[str, str | None, str]]:
+    """(flag or env var, old value or None, new value) for engine flags a script patch changes."""
+    removed: dict[str, str] = {}
+    added: dict[str, str] = {}
+    for line in patch.split("\n")[:20_000]:
+        if not line or line[0] not in "+-" or line.startswith(("+++", "---")):
+            continue
+        body = line[1:]
+        if body.lstrip().startswith("#"):
+            continue
+        found = [(m.group(1), m.group(2)) for m in _FLAG.finditer(body)]
+        m = _ENV.match(body)
+        if m:
+            found.append((m.group(1), m.group(2)))
+        for name, value in found:
+            if value.startswith("$") or "${" in value:
+                continue
+            (added if line[0] == "+" else removed).setdefault(name, value)
+    out = []
+    for name, value in added.items():
+        old = removed.get(name)
+        if old is None:
+            out.append((name, None, value))
+        elif old != value:
+            out.append((name, old, value))
+    return out

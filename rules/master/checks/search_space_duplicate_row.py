@@ -1,0 +1,101 @@
+"""Flags search-space rows of a master-config key that benchmark the same topology and concurrency twice.
+
+## Why it matters
+Two rows with the same topology (tp, ep, dp-attn, spec-decoding, workers …) for the same
+sequence lengths whose concurrencies overlap run the same benchmark twice: the sweep spends GPU
+hours on a duplicate, and when the rows differ only in what the topology hides (the workers'
+`additional-settings`, e.g. a different recipe behind the same workers, #1887), the dashboard
+shows two results under one label and cannot tell them apart.
+Three identical blocks after a copy-paste (#1584) are the usual cause. A nit: nothing fails.
+
+## Example
+    search-space:
+      - { tp: 8, ep: 8, dp-attn: true, conc-list: [64, 128] }
+      - { tp: 8, ep: 8, dp-attn: true, conc-start: 64, conc-end: 256 }   # 64 and 128 again
+
+## Fix
+Merge the rows, or remove the overlapping concurrencies from one of them.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+from rules.config import RuleOptions
+from rules.context import ReviewContext
+from rules.finding import Passed, Problem, Severity, Skipped
+from rules.master.analysis import touched_rows
+from rules.master.matrix import conc_values, row_topology, scenarios_of
+from rules.master.schema import key_line
+
+CODE = "RR106"
+NAME = "search-space-duplicate-row"
+SEVERITY = Severity.NIT
+MAX_ROWS = 20_000
+def overlaps(value) -> list[tuple[tuple, tuple, list[int]]]:
+    """(path of the earlier row, path of the later row, shared concurrencies) for each overlap."""
+    out = []
+    scenarios = scenarios_of(value)
+    if not isinstance(scenarios, dict):
+        return out
+    groups: dict[tuple, dict[int, tuple]] = {}  # (scenario, seq, topology) -> concurrency -> first row path
+    n = 0
+    for name, blocks in scenarios.items():
+        for b, block in enumerate(blocks if isinstance(blocks, list) else []):
+            if not isinstance(block, dict):
+                continue
+            seq = (block.get("isl"), block.get("osl"), json.dumps(block.get("dram-utilization")))
+            for r, row in enumerate(block.get("search-space") or []):
+                n += 1
+                if n > MAX_ROWS or not isinstance(row, dict):
+                    continue
+                concs = conc_values(row)
+                if not concs:
+                    continue
+                path = ("scenarios", name, b, "search-space", r)
+                seen = groups.setdefault((name, seq, row_topology(row, settings=False)), {})
+                hits = [c for c in concs if c in seen]
+                if hits:
+                    first = seen[hits[0]]
+                    out.append((first, path, sorted(c for c in hits if seen[c] == first)))
+                for c in concs:
+                    seen.setdefault(c, path)
+    return out
+
+
+def _fmt(path: tuple) -> str:
+    return f"{path[1]}[{path[2]}].search-space[{path[4]}]"
+
+
+def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
+    clean = []
+    for info in touched_rows(ctx):
+        if isinstance(info, Skipped):
+            continue  # the schema and image rules say why
+        found = overlaps(info.value)
+        if not found:
+            clean.append(info.key)
+            continue
+        before = _base_overlaps(ctx, info.key)
+        for first, second, shared in found:
+            if (first, second, tuple(shared)) in before:
+                continue  # already duplicated at base: not this PR's doing
+            line = key_line(info.text, info.line, second)
+            shown = ", ".join(map(str, shared[:8])) + (" …" if len(shared) > 8 else "")
+            yield Problem(info.path, line,
+                          f"`{info.key}`: row `{_fmt(second)}` repeats the topology of row `{_fmt(first)}`, so "
+                          f"concurrenc{'y' if len(shared) == 1 else 'ies'} {shown} run twice.",
+                          evidence=(f"rows at lines {key_line(info.text, info.line, first):,} and {line:,}",
+                                    "same sequence lengths, same topology (defaults applied), overlapping concurrencies"))
+    if clean:
+        shown = ", ".join(f"`{k}`" for k in clean[:6]) + (f" and {len(clean) - 6} more" if len(clean) > 6 else "")
+        yield Passed(f"{len(clean)} changed key(s) have no duplicate search-space rows: {shown}")
+
+
+def _base_overlaps(ctx, key: str) -> set:
+    from rules.master.analysis import key_info
+
+    b = key_info(ctx, key, "base")
+    if b is None or not isinstance(b.value, dict):
+        return set()
+    return {(f, s, tuple(sh)) for f, s, sh in overlaps(b.value)}

@@ -1,0 +1,63 @@
+"""RR252 changelog-version-claim-wrong: `from X to Y` against each key's base and head image (#1567, #1417)."""
+import pytest
+
+from rules.claims.checks import changelog_version_claim_wrong as rr252
+from tests.rules.claims._desc_helpers import entry, pr, review, row
+
+OLD = "lmsysorg/sglang:v0.5.10.post1-cu130"
+MID = "lmsysorg/sglang:v0.5.11-cu130"
+NEW = "lmsysorg/sglang:v0.5.12-cu130"
+
+
+def _two(base_b=OLD, base_m=OLD, head=NEW):
+    keys = ("glm5-fp4-b200-sglang", "glm5-fp4-b200-sglang-mtp")
+    return [row(keys[0], image=base_b), row(keys[1], image=base_m)], [row(k, image=head) for k in keys], keys
+
+
+@pytest.mark.parametrize("text", ["Update SGLang image from v0.5.10.post1-cu130 to v0.5.12-cu130",
+                                  "SGLang v0.5.10.post1-cu130 -> v0.5.12-cu130",
+                                  "Bump image to v0.5.12-cu130"], ids=["from-to", "arrow", "bump-to"])
+def test_true_transitions_pass(text):
+    base, head, keys = _two()
+    r = review(pr(base, head, entry(keys, text)), rr252)
+    assert r.findings == [] and r.checks[0].status == "passed"
+
+
+def test_one_line_for_two_keys_with_different_starting_versions():
+    base, head, keys = _two(base_m=MID)  # #1417: the -mtp key was on v0.5.11
+    [f] = review(pr(base, head, entry(keys, "Update SGLang image from v0.5.10.post1-cu130 to v0.5.12-cu130")),
+                 rr252).findings
+    assert f.blocking and (f.line, f.end_line) == (13, 17)  # the entry, from its first line to the item
+    assert f.message == ("The description says `from v0.5.10.post1-cu130`, but `glm5-fp4-b200-sglang-mtp` was on "
+                         f"`{MID}` at the base (true for `glm5-fp4-b200-sglang`).")
+    assert any(e.startswith("description item: `Update SGLang") for e in f.evidence)
+
+
+def test_wrong_starting_version_for_every_key():
+    base, head, keys = _two(base_b=NEW, base_m=NEW, head="lmsysorg/sglang:nightly-dev-cu13-20260523-c112f762")
+    r = review(pr(base, head, entry(keys, "Update SGLang image from v0.5.11-cu130 to nightly-dev-cu13-20260523-c112f762")),
+               rr252)  # #1567
+    assert [f.message.split(",")[1].strip() for f in r.findings] == [
+        f"but `glm5-fp4-b200-sglang` was on `{NEW}` at the base."]
+
+
+def test_wrong_target_version():
+    base, head, keys = _two()
+    [f] = review(pr(base, head, entry(keys, "Update SGLang from v0.5.10.post1-cu130 to v0.5.13-cu130")), rr252).findings
+    assert "says `to v0.5.13-cu130`, but `glm5-fp4-b200-sglang` is on" in f.message
+
+
+def test_versions_of_other_components_are_not_judged():
+    base, head, keys = _two()
+    r = review(pr(base, head, entry(keys, "Update flashinfer from 0.2.8 to 0.3.1")), rr252)
+    assert r.findings == []
+
+
+@pytest.mark.parametrize("claim, findings", [("rocm7.2.3_..._atom20260511", 0), ("rocm7.2.3_…_atom20260511", 0),
+                                             ("rocm7.2.4_..._atom20260511", 1)],
+                         ids=["ellipsis", "unicode-ellipsis", "abbreviated-but-wrong"])
+def test_an_abbreviated_tag_matches_the_full_one_part_by_part(claim, findings):
+    atom = "rocm/atom:rocm7.2.3_ubuntu24.04_py3.12_pytorch_release_2.10.0_atom20260511"
+    base, head, keys = _two(base_b=atom, base_m=atom, head="rocm/atom:rocm7.2.4_ubuntu24.04_py3.12_atom20260601")
+    r = review(pr(base, head, entry(keys, f"Bump the ATOM image from {claim} to rocm7.2.4_..._atom20260601")), rr252)
+    assert len(r.findings) == findings
