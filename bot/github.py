@@ -139,7 +139,9 @@ class Snapshot:
 class GitHubPort(Protocol):
     """Every GitHub call the bot makes."""
 
-    def compare(self, repo: str, base: str, head: str, number: int) -> tuple[str, list[FileInfo]]: ...
+    def compare(self, repo: str, base: str, head: str, number: int) -> tuple[str, list[FileInfo], int | None]:
+        """(merge-base sha, changed files, the merge base's commit time in Unix seconds or None)."""
+        ...
     def snapshot(self, repo: str, number: int, blobs: list[str], trees: list[str],
                  head_sha: str | None = None, probes: list[str] = (), listings: list[str] = ()) -> Snapshot: ...
     def blob(self, repo: str, oid: str) -> bytes: ...
@@ -343,7 +345,7 @@ class PyGithubPort:
 
     # -- reads ---------------------------------------------------------------------------------
     @_wrap("comparing commits")
-    def compare(self, repo: str, base: str, head: str, number: int) -> tuple[str, list[FileInfo]]:
+    def compare(self, repo: str, base: str, head: str, number: int) -> tuple[str, list[FileInfo], int | None]:
         cmp = self.gh.get_repo(repo).compare(base, head)
         files = cmp.files
         if len(files) >= COMPARE_FILE_LIMIT:
@@ -351,7 +353,10 @@ class PyGithubPort:
                                   {"per_page": 100})
         out = [FileInfo(f.filename, f.status, f.patch, f.previous_filename, f.sha, f.additions, f.deletions)
                for f in files]
-        return cmp.merge_base_commit.sha, out
+        mb = cmp.merge_base_commit
+        # The conventions a PR is judged by are those in force at its merge base (rules/conventions.py).
+        when = mb.commit.committer.date if mb.commit is not None and mb.commit.committer is not None else None
+        return mb.sha, out, int(when.timestamp()) if when is not None else None
 
     @_wrap("reading who the token acts as")
     def viewer_login(self) -> str:

@@ -185,12 +185,12 @@ class Fetched:
     job: ReviewJob | None = None  # the job as read: its base is the PR's current one when the payload's was unknown
 
 
-def _compare(port: GitHubPort, job: ReviewJob) -> tuple[ReviewJob, str, list[FileInfo]] | Outcome:
+def _compare(port: GitHubPort, job: ReviewJob) -> tuple[ReviewJob, str, list[FileInfo], int | None] | Outcome:
     """Compare base and head; when GitHub does not know the payload's base (404/422), review against
     the PR's current base instead; when it does not know the head, follow the PR's current head."""
     try:
-        merge_base, files = port.compare(job.repo, job.base_sha, job.head_sha, job.number)
-        return job, merge_base, files
+        merge_base, files, base_time = port.compare(job.repo, job.base_sha, job.head_sha, job.number)
+        return job, merge_base, files, base_time
     except GitHubError as err:
         if not err.permanent:
             raise
@@ -206,8 +206,8 @@ def _compare(port: GitHubPort, job: ReviewJob) -> tuple[ReviewJob, str, list[Fil
                     job.base_sha[:7], err, pull.base_sha[:7],
                     extra={"repo": job.repo, "pr": job.number, "head_sha": job.head_sha})
         job = dataclasses.replace(job, base_sha=pull.base_sha)
-        merge_base, files = port.compare(job.repo, job.base_sha, job.head_sha, job.number)
-        return job, merge_base, files
+        merge_base, files, base_time = port.compare(job.repo, job.base_sha, job.head_sha, job.number)
+        return job, merge_base, files, base_time
 
 
 def fetch(port: GitHubPort, job: ReviewJob, drafts: bool = False) -> Fetched | Outcome:
@@ -218,7 +218,7 @@ def fetch(port: GitHubPort, job: ReviewJob, drafts: bool = False) -> Fetched | O
     compared = _compare(port, job)
     if isinstance(compared, Outcome):
         return compared
-    job, merge_base, files = compared
+    job, merge_base, files, base_time = compared
     config_path = job.config_path or CONFIG_PATH
     changed_paths = [f.path for f in files]
     file_blobs = []
@@ -269,7 +269,7 @@ def fetch(port: GitHubPort, job: ReviewJob, drafts: bool = False) -> Fetched | O
         snap.present.update(more.present)
     for key, oid in snap.truncated.items():
         snap.blobs[key] = port.blob(job.repo, oid)
-    changeset = build_changeset(job, merge_base, files, snap, config.paths)
+    changeset = dataclasses.replace(build_changeset(job, merge_base, files, snap, config.paths), base_time=base_time)
     if probes is not None:  # which changelogs the base has: none means no entry can be required
         changeset = dataclasses.replace(changeset, base_changelogs=tuple(
             p.partition(":")[2] for p in probes if snap.present.get(p)))
@@ -283,7 +283,7 @@ def fetch(port: GitHubPort, job: ReviewJob, drafts: bool = False) -> Fetched | O
         if needed:
             changeset = dataclasses.replace(
                 build_changeset(job, merge_base, files, snap, config.paths, extra=set(needed)),
-                base_changelogs=changeset.base_changelogs)
+                base_changelogs=changeset.base_changelogs, base_time=base_time)
     return Fetched(snap, files, merge_base, changeset, config, config_errors, job)
 
 

@@ -194,3 +194,24 @@ def test_pr_with_more_files_than_compare_lists(git_repo, fake_github, harness):
     assert len(rr(state, "RR001")) == 1
     assert sum(1 for c in state["calls"] if c["path"] == "/graphql") == 2  # 132 blobs + config: two queries
     assert "131 changed YAML file(s) parse" in summary(state)["body"]  # every recipe was read
+
+
+def test_the_app_judges_by_the_conventions_at_the_merge_base(sc):
+    """The App's changeset carries the merge base's commit time (from GitHub's compare), as the
+    CLI's does from git: rules that follow a convention by date (rules/conventions.py) see the
+    same base date in both."""
+    from bot import demo
+    from bot.github import PyGithubPort, client_for
+    from bot.handlers.review import ReviewJob, fetch
+    from rules.config import EngineConfig
+    from rules.context import ReviewContext
+    from rules.conventions import conventions
+
+    port = PyGithubPort(client_for(sc.settings))
+    pull = port.get_pull(demo.REPO, demo.PR_NUMBER)
+    got = fetch(port, ReviewJob(demo.REPO, demo.PR_NUMBER, pull.head_sha, pull.base_sha))
+    repo = port.gh.get_repo(demo.REPO)
+    merge_base = repo.compare(pull.base_sha, pull.head_sha).merge_base_commit.sha
+    when = repo.get_commit(merge_base).commit.committer.date
+    assert got.changeset.base_time == int(when.timestamp())
+    assert conventions(ReviewContext(got.changeset, EngineConfig())).base_time == got.changeset.base_time
