@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rules.changelog.analysis import Entry, changelog_diffs
+from rules.finding import Passed, Problem
 from rules.master.analysis import changed_keys, key_info, match_keys, master_keys, parse_image
 from rules.master.matrix import conc_values, scenarios_of
 
@@ -592,3 +593,23 @@ def changed_flags(patch: str) -> list[tuple[str, str | None, str]]:
         elif old != value:
             out.append((name, old, value))
     return out
+
+
+def claim_checks(ctx, kind: str):
+    """What one claim rule yields: a Problem per wrong claim of `kind` in a new entry's
+    description (spanning the entry from its first line to the item that says it), then a
+    Passed check counting the items compared. Shared by the claim rules, one kind each."""
+    checked = 0
+    for ec in description_claims(ctx):
+        if not ec.items or not ec.keys:
+            continue
+        checked += ec.checked
+        for f in ec.findings:
+            if f.kind != kind:
+                continue
+            yield Problem(f.item.path, min(f.item.entry.start_line, f.item.line), f.message, end_line=f.item.line,
+                          evidence=(f"description item: `{f.item.text[:160]}`", *f.evidence,
+                                    f"entry selects {len(ec.keys)} key(s): {', '.join(ec.keys[:4])}"))
+    if checked:
+        yield Passed(f"{checked} description item(s) of new changelog entries compared with the {kind} facts of "
+                     f"their keys")

@@ -12,7 +12,7 @@ Name the runner label the master config uses (`runner:` of the key), as `runners
 """
 from collections.abc import Iterator
 
-from rules.claims.description import description_claims
+from rules.claims.description import claim_checks
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
@@ -24,18 +24,4 @@ KIND = "runner"
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed]:
-    checked = 0
-    for ec in description_claims(ctx):
-        if not ec.items or not ec.keys:
-            continue
-        checked += ec.checked
-        for f in ec.findings:
-            if f.kind != KIND:
-                continue
-            # The comment spans the entry from its first line to the description item that says it.
-            yield Problem(f.item.path, min(f.item.entry.start_line, f.item.line), f.message, end_line=f.item.line,
-                          evidence=(f"description item: `{f.item.text[:160]}`", *f.evidence,
-                                    f"entry selects {len(ec.keys)} key(s): {', '.join(ec.keys[:4])}"))
-    if checked:
-        yield Passed(f"{checked} description item(s) of new changelog entries compared with the {KIND} facts of "
-                     f"their keys")
+    yield from claim_checks(ctx, KIND)
