@@ -184,14 +184,18 @@ def siblings_of(ctx: ReviewContext, path: str, min_family: int = 4,
                 mtp_only: bool = False) -> tuple[list[Features], str, bool]:
     """(siblings' features, which tier, family tier?) for a script; empty when its engine is unknown.
 
-    Tier 1: same family and engine (any vendor) when at least `min_family` exist; tier 2: same
-    engine and vendor in the same directory."""
+    Tier 1: same family, engine and vendor when at least `min_family` exist (ROCm and CUDA
+    scripts of one model differ on purpose in their environment); else same family and engine on
+    any vendor when that many exist; tier 2: same engine and vendor in the same directory."""
     me = features(ctx, path)
     if me is None or me.engine is None or me.family is None:
         return [], "no engine or name to compare by", False
     feats = [f for f in (features(ctx, p) for p in candidates(ctx, path)) if f is not None and f.engine == me.engine
              and (not mtp_only or f.mtp)]
     fam = [f for f in feats if f.family == me.family]
+    same_vendor = [f for f in fam if f.vendor == me.vendor]
+    if len(same_vendor) >= min_family:
+        return same_vendor, f"{me.family} {me.engine} scripts on {me.vendor}", True
     if len(fam) >= min_family:
         return fam, f"{me.family} {me.engine} scripts", True
     d = posixpath.dirname(path)

@@ -19,7 +19,8 @@ Add the flag or variable, or say in the PR why this script differs.
 `min_siblings`: fewer siblings than this and nothing is compared.
 
 Siblings are defined in `rules.scripts.siblings` (same family, engine and vendor when at least
-four exist, otherwise same engine and vendor in the same directory). An added script is
+four exist, else same family and engine on any vendor when that many exist, otherwise same
+engine and vendor in the same directory). An added script is
 compared as it is; a modified one only for what the PR drops. Speculative-decoding flags and
 variables are left to RR410/RR411. One finding per script names what it lacks (at most
 `max_reported` items, variables first, with the share of siblings that set each).

@@ -13,7 +13,7 @@ def test_added_script_lacking_kv_cache_dtype():
     (f,) = r.findings
     assert (f.line, f.end_line, f.blocking) == (5, 6, False)
     assert f.message == "script lacks what nearly all of its 4 siblings set: flag `--kv-cache-dtype` (4/4)"
-    assert f.evidence[0] == "siblings: glm5 sglang scripts"
+    assert f.evidence[0] == "siblings: glm5 sglang scripts on nvidia"
 
 
 def test_modified_script_only_for_what_it_drops():
@@ -37,3 +37,14 @@ def test_prefix_cache_flags_compare_within_the_scenario():
     sibs = {k: sglang_script(extra_flags="--disable-radix-cache") for k in SIBS}
     agentic = script_path("glm5.2_fp8_b200.sh", "agentic")
     assert run(repo({agentic: sglang_script()}, extra=sibs), rules=[rule]).findings == []
+
+
+def test_siblings_on_the_same_vendor_come_first():
+    # Four ROCm siblings set a ROCm-only variable that four CUDA siblings do not: a new ROCm script
+    # without it is compared with the ROCm ones (4/4), a new CUDA script with the CUDA ones.
+    rocm = {script_path(f"glm5_{p}_{g}.sh"): sglang_script(env="export SGLANG_ROCM_X=1")
+            for p, g in (("fp4", "mi355x"), ("fp8", "mi355x"), ("fp8", "mi300x"), ("fp8", "mi325x"))}
+    both = {**SIBS, **rocm}
+    (f,) = run(repo({script_path("glm5.1_fp8_mi355x.sh"): sglang_script()}, extra=both), rules=[rule]).findings
+    assert "variable `SGLANG_ROCM_X` (4/4)" in f.message and f.evidence[0] == "siblings: glm5 sglang scripts on amd"
+    assert run(repo({NEW: sglang_script(env="export SGLANG_X=1")}, extra=both), rules=[rule]).findings == []
