@@ -299,14 +299,20 @@ def comments_of(path: str, text: str) -> list[CommentLine]:
     return yaml_comments(text)
 
 
-def added_lines(patch: str | None) -> frozenset[int] | None:
-    """Head line numbers of `+` lines in a unified-diff patch; None when there is no usable patch."""
+def _patchset(patch: str | None) -> PatchSet | None:
+    """GitHub's `patch` (hunks only) as a unidiff PatchSet; None when absent or unparsable."""
     if not patch:
         return None
-    text = "--- a/f\n+++ b/f\n" + patch.rstrip("\n") + "\n"
     try:
-        ps = PatchSet(text)
+        return PatchSet("--- a/f\n+++ b/f\n" + patch.rstrip("\n") + "\n")
     except UnidiffParseError:
+        return None
+
+
+def added_lines(patch: str | None) -> frozenset[int] | None:
+    """Head line numbers of `+` lines in a unified-diff patch; None when there is no usable patch."""
+    ps = _patchset(patch)
+    if ps is None:
         return None
     return frozenset(ln.target_line_no for pf in ps for h in pf for ln in h if ln.is_added)
 
@@ -314,15 +320,8 @@ def added_lines(patch: str | None) -> frozenset[int] | None:
 def edited_lines(patch: str | None) -> frozenset[int]:
     """Head lines a patch adds, plus the head lines on either side of each place it deletes lines
     (a deletion has no head line of its own); empty when there is no usable patch."""
-    if not patch:
-        return frozenset()
-    text = "--- a/f\n+++ b/f\n" + patch.rstrip("\n") + "\n"
-    try:
-        ps = PatchSet(text)
-    except UnidiffParseError:
-        return frozenset()
     out: set[int] = set()
-    for pf in ps:
+    for pf in _patchset(patch) or ():
         for h in pf:
             nxt = h.target_start
             for ln in h:

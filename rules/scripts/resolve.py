@@ -39,10 +39,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from rules.comments import added_lines
 from rules.context import ReviewContext
 from rules.document import load_values
 from rules.master.analysis import KeyInfo, changed_keys, master_keys
+from rules.recipe.points import added_in
 from rules.scripts.interpret import Arg, Files, Interpreter, Launch, Result, Unknown, Var
 from rules.scripts.parse import SHARED_PARSES, Script, Unreadable, review_parses
 
@@ -848,7 +848,7 @@ def resolutions(ctx: ReviewContext) -> list[Resolution]:
         out = []
         for (key, *_), pts in groups.items():
             ki = master_keys(ctx, "head").get(key)
-            added = _added_lines(ctx, ki.path) if ki is not None else set()
+            added = added_in(ctx, ki.path) if ki is not None else set()
             pts, new = _by_priority(pts, added)
             first = resolve_point(ctx, pts[0], script=False)
             wanted = bool(first.script) and first.script_exists is not False and (
@@ -890,14 +890,6 @@ def _by_priority(pts: list[Point], added: set[int]) -> tuple[list[Point], set[in
     firsts = list(best.values())
     chosen = {id(p) for p in firsts}
     return firsts + [p for p in new if id(p) not in chosen] + [p for p in pts if p.line not in added], chosen
-
-
-def _added_lines(ctx: ReviewContext, path: str) -> set[int]:
-    def compute() -> set[int]:
-        f = ctx.changeset.file(path)
-        return set(added_lines(f.patch) or ()) if f is not None and f.patch else set()
-
-    return ctx.memo(("scripts", "added", path), compute)
 
 
 def resolutions_of(ctx: ReviewContext, script_path: str) -> list[Resolution]:
