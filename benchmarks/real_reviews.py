@@ -24,6 +24,14 @@ notes/real-reviews.md):
 - not evaluable: no `reviewed_commit`, a commit the bundle lacks, the file absent at the commit
   (also when it was renamed), or a review that errored.
 
+Reviewer lines are re-anchored to the reviewed commit: a reviewer's line counts in the version of
+the file the reviewer read, which is not always the recorded commit's (a later push, a rebase).
+The comment sits on the last line of its diff `hunk`; when that line's text is not on the
+reviewer's line at the commit but occurs exactly once in the file there, that occurrence is the
+anchor (the row says `anchor: hunk line at N (reviewer line M)`). A reviewer line past the end of
+the file with no such occurrence is no anchor at all: the finding is scored as one without a line
+(file and category), and its row says `anchor: beyond end of file (N lines)`.
+
 Strict recall = caught / evaluable (reviewed_commit only); the upper bound takes the best result
 over reviewed_commit and same_day_commits. The other direction lists every blocking finding of
 ours on the reviewed commits that no reviewer finding of that PR (any category) matches under the
@@ -107,7 +115,7 @@ CATEGORY_RULES: dict[str, Row] = {
     "disagg_node_count": Row(("RR217", "RR218"), "nodes × GPUs per node that do not fit workers × GPUs per worker (RR217), or an NpMd name that is not the worker layout (RR218)"),
     "dram_budget": Row(("RR205", "RR206", "RR219"), "offload pool bytes vs TOTAL_CPU_DRAM_GB (RR205) or vs dram-utilization (RR206); any host pool above the node's budget or host DRAM (RR219)"),
     "offload_pool_arithmetic": Row(("RR205", "RR219"), "per-rank × ranks vs the pool total and the budget (RR205); pools of every type × ranks on a node vs budget and host (RR219)"),
-    "capture_size_vs_conc": Row(("RR202", "RR204", "RR212", "RR213"), "capture sizes vs the decode range max-num-seqs × (k + 1) (RR202, RR204); the capture cap (explicit, RR212, or the engine default, RR213) below the per-rank decode batch at the point's concurrency"),
+    "capture_size_vs_conc": Row(("RR202", "RR204", "RR212", "RR213", "RR412", "RR418"), "capture sizes vs the decode range max-num-seqs × (k + 1) (RR202, RR204); the capture cap (explicit, RR212, or the engine default, RR213) below the per-rank decode batch at the point's concurrency; a cap the script computes but never passes (RR418); a capture-cap flag nearly all sibling scripts pass and an edited command lacks (RR412)"),
     "capture_list_exceeds_max_batch": Row(("RR214",), "TensorRT-LLM CUDA-graph sizes above max_batch_size"),
     "capture_list_decode_alignment": Row(("RR203",), "decode capture sizes off the (k + 1) grid"),
     "max_num_seqs_vs_conc": Row(("RR210", "RR211"), "the benchmarked concurrency above what the serving workers admit: an explicit cap (RR210) or the engine default (RR211)"),
@@ -119,11 +127,11 @@ CATEGORY_RULES: dict[str, Row] = {
     "mtp_chat_template": Row(("RR302", "RR220"), "an MTP script's run_benchmark_serving without --use-chat-template (RR302), or an MTP srt-slurm recipe without benchmark.use_chat_template (RR220)"),
     "expert_parallel_flag": Row(("RR303",), "--enable-expert-parallel not tied to EP_SIZE"),
     "header_comment": Row(("RR301",), "a header comment block at the top of a file"),
-    "script_logic_bug": Row(("RR404", "RR405", "RR406", "RR407", "RR416", "RR414", "RR415"), "script control flow read from the parse tree and the per-point command line: set -u reads, flags without values, commands overwritten, health checks without --fail, validated-unused variables, ShellCheck defects"),
+    "script_logic_bug": Row(("RR404", "RR405", "RR406", "RR407", "RR416", "RR414", "RR415", "RR418"), "script control flow read from the parse tree and the per-point command line: set -u reads, flags without values, commands overwritten, health checks without --fail, validated-unused variables, values never read, ShellCheck defects"),
     "script_name_mismatch": Row(("RR402", "RR401", "RR417"), "an added script no key reaches while its key runs another (RR402), the key's path missing (RR401) or another framework's script (RR417)"),
     "launcher_bug": Row(("RR413", "RR401", "RR402", "RR417", "RR414"), "a launcher that is no script (RR413), builds a missing (RR401) or wrong (RR402, RR417) script path, or has a ShellCheck error (RR414)"),
     "lib_source_path": Row(("RR403",), "a `source` whose interpreted path does not exist"),
-    "prefix_cache_flag": Row(("RR412",), "a prefix-cache flag the scenario's siblings set and this script lacks or drops"),
+    "prefix_cache_flag": Row(("RR412", "RR419"), "a prefix-cache flag the scenario's siblings set and this script lacks or drops (RR412); an agentic script that turns the prefix cache off (RR419)"),
     "kv_cache_dtype": Row(("RR412",), "--kv-cache-dtype that the family's siblings set and this script lacks"),
     "max_model_len": Row((), "no rule checks max-model-len against the sequence lengths"),
     "spec_decode_in_non_mtp": Row(("RR410",), "speculative flags on the command line of a point without spec-decoding (or in a non-_mtp script)"),
@@ -244,11 +252,39 @@ def candidate_commits(finding: dict) -> list[str | None]:
     return out
 
 
+def hunk_line(finding: dict) -> str | None:
+    """The text of the line a review comment sits on: its diff hunk's last line (not a removed one)."""
+    rows = [r for r in (finding.get("hunk") or "").split("\n") if r and not r.startswith("@@")]
+    if not rows or rows[-1].startswith("-"):
+        return None
+    last = rows[-1][1:] if rows[-1][:1] in "+ " else rows[-1]
+    return last if last.strip() else None
+
+
+def anchor(finding: dict, text: list[str] | None) -> tuple[int | None, str]:
+    """The reviewer's line as a line of the file at the commit (see the module docstring), and a
+    note when it was moved ("" when kept)."""
+    line = finding.get("line")
+    if not line or text is None:
+        return line, ""
+    want = hunk_line(finding)
+    if want is not None and not (0 < line <= len(text) and text[line - 1] == want):
+        at = [i + 1 for i, t in enumerate(text) if t == want]
+        if len(at) == 1:
+            return at[0], f"anchor: hunk line at {at[0]} (reviewer line {line})"
+    if line > len(text):
+        return None, f"anchor: beyond end of file ({len(text)} lines)"
+    return line, ""
+
+
 def outcome_on(finding: dict, commit: str | None, states: dict, present: Callable[[str, str], bool],
-               mapped: Iterable[str], window: int = WINDOW) -> Outcome:
+               mapped: Iterable[str], window: int = WINDOW,
+               text: Callable[[str, str], list[str] | None] | None = None) -> Outcome:
     """The outcome of one finding on one commit. `states[(pr, commit)]` is a review result:
     {"findings": [...]} or {"error": str} or {"missing": True} (commit not in the bundle);
-    `present(commit, path)` says whether the file exists at the commit (either layout)."""
+    `present(commit, path)` says whether the file exists at the commit (either layout);
+    `text(commit, path)`, when given, is the file's lines there (None: unknown), which re-anchor
+    the reviewer's line (`anchor`)."""
     if not commit:
         return Outcome("not_evaluable", reason="no reviewed_commit")
     state = states.get((finding["pr"], commit))
@@ -258,12 +294,14 @@ def outcome_on(finding: dict, commit: str | None, states: dict, present: Callabl
         return Outcome("not_evaluable", reason=f"review error: {state['error']}", commit=commit)
     if not present(commit, finding.get("path") or ""):
         return Outcome("not_evaluable", reason="file absent at the commit", commit=commit)
-    o = score(finding, state["findings"], mapped, window)
-    return o._replace(commit=commit)
+    line, note = anchor(finding, text(commit, finding.get("path") or "") if text else None)
+    o = score({**finding, "line": line}, state["findings"], mapped, window)
+    return o._replace(commit=commit, reason=note)
 
 
 def score_all(findings: list[dict], states: dict, present: Callable[[str, str], bool],
-              table: dict[str, Row], registered: Iterable[str], window: int = WINDOW) -> list[dict]:
+              table: dict[str, Row], registered: Iterable[str], window: int = WINDOW,
+              text: Callable[[str, str], list[str] | None] | None = None) -> list[dict]:
     """Per-finding results: strict (reviewed_commit) and upper bound (best over same-day commits)."""
     registered = set(registered)
     out = []
@@ -277,7 +315,7 @@ def score_all(findings: list[dict], states: dict, present: Callable[[str, str], 
             row["strict"] = row["upper"] = {"result": "out_of_scope"}
             out.append(row)
             continue
-        outs = [outcome_on(f, c, states, present, mapped, window) for c in candidate_commits(f)]
+        outs = [outcome_on(f, c, states, present, mapped, window, text) for c in candidate_commits(f)]
         for key, o in (("strict", outs[0]), ("upper", best(outs))):
             row[key] = {"result": o.result, "codes": list(o.codes), "commit": o.commit}
             if o.reason:
@@ -391,6 +429,27 @@ def present_paths(repo: Path, queries: Iterable[tuple[str, str]]) -> set[tuple[s
         return set()
     out = _git(repo, "cat-file", "--batch-check", input="".join(f"{c}:{v}\n" for c, v in asks).encode())
     return {(c, norm_path(v)) for (c, v), line in zip(asks, out.decode().splitlines()) if not line.endswith(" missing")}
+
+
+def file_texts(repo: Path, queries: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[str]]:
+    """(commit, normalized path) → the file's lines there (either layout), for the files that exist."""
+    asks = sorted({(c, v) for c, p in queries for v in path_variants(p)})
+    if not asks:
+        return {}
+    out = _git(repo, "cat-file", "--batch", input="".join(f"{c}:{v}\n" for c, v in asks).encode())
+    texts: dict[tuple[str, str], list[str]] = {}
+    pos = 0
+    for c, v in asks:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].split()
+        pos = end + 1
+        if header[-1] == b"missing":
+            continue
+        size = int(header[-1])
+        body = out[pos:pos + size].decode("utf-8", "replace")
+        pos += size + 1
+        texts[(c, norm_path(v))] = body[:-1].split("\n") if body.endswith("\n") else body.split("\n")
+    return texts
 
 
 def review(repo: str, commit: str, pr: int) -> dict:
@@ -521,8 +580,11 @@ def evaluate(bundle: Path | None = None, repo: Path | None = None, findings_path
         heads = existing_commits(repo, {f["pr_head"] for f in scoped if f.get("pr_head")})
         absent_heads = present_paths(repo, {(f["pr_head"], f.get("path") or "") for f in scoped
                                             if f.get("pr_head") in heads})
+        texts = file_texts(repo, {(c, f.get("path") or "") for f in scoped if f.get("line")
+                                  for c in candidate_commits(f) if c in have})
     present = lambda commit, path: (commit, norm_path(path)) in present_set  # noqa: E731
-    rows = score_all(chosen, states, present, table, registered)
+    text = lambda commit, path: texts.get((commit, norm_path(path)))  # noqa: E731
+    rows = score_all(chosen, states, present, table, registered, text=text)
     figures = summarize(rows)
     other = other_direction(all_findings, states, strict_pairs & {p for p, s in states.items() if "findings" in s})
     by_code = other_by_code(other, examples)
@@ -535,6 +597,9 @@ def evaluate(bundle: Path | None = None, repo: Path | None = None, findings_path
                 f = chosen[r["index"]]
                 item["at_pr_head"] = (f.get("pr_head"), norm_path(f.get("path"))) in absent_heads
             not_eval.append(item)
+    beyond = [{"index": r["index"], "pr": r["pr"], "path": r["path"], "line": r["line"], "category": r["category"],
+               "reason": r["strict"]["reason"], "strict": r["strict"]["result"]}
+              for r in rows if r["in_scope"] and r["strict"].get("reason", "").startswith("anchor:")]  # moved or dropped
     unknown = table_problems(table, registered, planned=())
     return {
         "meta": {"findings_file": findings_path.name, "bundle": bundle.name, "base": BASE, "window": WINDOW,
@@ -550,6 +615,7 @@ def evaluate(bundle: Path | None = None, repo: Path | None = None, findings_path
         **figures,
         "findings": rows,
         "not_evaluable": not_eval,
+        "anchors": beyond,
         "other_direction": {"count": len(other),
                             "by_code": by_code,
                             "findings": other},
@@ -600,6 +666,11 @@ def print_report(rep: dict, examples: int = 3, out=sys.stdout) -> None:
         if "at_pr_head" in r:
             extra = " (present at the PR head: renamed or added later)" if r["at_pr_head"] else " (absent at the PR head too)"
         p(f"  #{r['pr']} {r['path']}:{r['line']}  {r['reason']}{extra}; upper: {r['upper']}")
+    if rep.get("anchors"):
+        p(f"\nreviewer lines re-anchored to the reviewed commit, or dropped past its end "
+          f"({len(rep['anchors'])}, strict):")
+        for r in rep["anchors"]:
+            p(f"  #{r['pr']} {r['path']}:{r['line']}  {r['reason']}; strict: {r['strict']}")
     missed = defaultdict(list)
     for r in rep["findings"]:
         if r["in_scope"] and r["strict"]["result"] in ("missed", "partial"):

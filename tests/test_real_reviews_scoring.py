@@ -305,3 +305,34 @@ def test_evaluate_end_to_end_with_a_worker_pool(ix_repo, tmp_path):
     assert (other["commit"], other["code"], other["path"], other["line"]) == (renamed, "RR002", "changelog.yaml", None)
     assert rep["other_direction"]["by_code"]["RR002"]["distinct"] == 1
     assert rep["meta"]["reviews"] == {"reviewed": 2, "missing": 1}
+
+
+def test_a_line_past_the_end_of_the_file_is_no_anchor():
+    present = _present(("c1", "perf-changelog.yaml"))
+    states = {(1, "c1"): {"findings": [ours("RR004", "perf-changelog.yaml", 11)]}}
+    far = theirs(line=900)
+    # without the file's text the far line is simply missed by our finding at 11 (a partial)
+    assert rr.outcome_on(far, "c1", states, present, {"RR004"}).result == "partial"
+    texts = {("c1", "perf-changelog.yaml"): ["x"] * 40}
+    text = lambda c, p: texts.get((c, rr.norm_path(p)))  # noqa: E731
+    o = rr.outcome_on(far, "c1", states, present, {"RR004"}, text=text)
+    assert (o.result, o.reason) == ("caught", "anchor: beyond end of file (40 lines)")
+    # a line inside the file keeps its window
+    assert rr.outcome_on(theirs(line=40), "c1", states, present, {"RR004"}, text=text).result == "partial"
+
+
+def test_the_hunk_line_re_anchors_a_reviewer_line_from_another_version():
+    present = _present(("c1", "run.sh"))
+    states = {(1, "c1"): {"findings": [ours("RR212", "run.sh", 40)]}}
+    body = [f"line {i}" for i in range(1, 61)]
+    body[39] = "    max_batch_size: 128"  # line 40 at the commit; the reviewer saw it at 45
+    text = lambda c, p: body  # noqa: E731
+    f = {**theirs(path="run.sh", line=45), "hunk": "@@ -0,0 +1,3 @@\n+cat > $F << EOF\n+    max_batch_size: 128"}
+    o = rr.outcome_on(f, "c1", states, present, {"RR212"}, text=text)
+    assert (o.result, o.reason) == ("caught", "anchor: hunk line at 40 (reviewer line 45)")
+    # the text on the reviewer's own line: kept; twice in the file: not moved
+    assert rr.anchor({**f, "line": 40}, body) == (40, "")
+    twice = body[:]
+    twice[5] = "    max_batch_size: 128"
+    assert rr.anchor(f, twice) == (45, "")
+    assert rr.hunk_line({"hunk": "@@ x @@\n-removed"}) is None
