@@ -256,7 +256,7 @@ def key_line(node: Any, key: Any, depth: int = 0) -> int | None:
     return None
 
 
-def _tree(node: Any) -> dict:
+def value_tree(node: Any) -> dict:
     """A ruamel mapping as a tree whose leaves are Values carrying their key's line.
 
     Keys a `<<:` merge key brings in are resolved into the tree like any other key; each keeps the
@@ -270,7 +270,7 @@ def _tree(node: Any) -> dict:
         key = str(k)
         line = key_line(node, k) if isinstance(node, CommentedMap) else None
         if isinstance(v, dict):
-            sub = _tree(v)
+            sub = value_tree(v)
             out[key] = sub if sub else Value({}, line)
         elif isinstance(v, list):
             items: tuple[int | None, ...] = ()
@@ -325,14 +325,14 @@ def _tree_value(item: Any, line: int | None) -> Any:
 
 
 def _variants(data: CommentedMap) -> list[tuple[str, dict]]:
-    base = _tree(data.get("base"))
+    base = value_tree(data.get("base"))
     out: list[tuple[str, dict]] = []
     for key, value in data.items():
         key = str(key)
         m = _OVERRIDE.match(key)
         if not m or not isinstance(value, dict):
             continue
-        over = _tree(value)
+        over = value_tree(value)
         if m.group(1):
             n = _zip_len(over)
             for i in range(max(n, 1)):
@@ -392,7 +392,7 @@ def points(doc: Document) -> list[Point]:
     if isinstance(data.get("base"), dict):
         variants = _variants(data)
     else:
-        variants = [("recipe", _tree(data))]
+        variants = [("recipe", value_tree(data))]
     out = []
     for name, tree in variants:
         roles, schema = _roles(tree)

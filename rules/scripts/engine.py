@@ -14,8 +14,8 @@ So every engine rule (RR210–RR216, RR205/RR206/RR219) reads scripts exactly as
 
 Which engines: vLLM (`vllm serve`, the OpenAI entry point), SGLang (`sglang.launch_server`,
 `sglang serve`) and TensorRT-LLM (`trtllm-serve`, whose command-line spellings `--tp_size`,
-`--ep_size`, `--max_batch_size`, `--max_num_tokens` map onto the model's YAML names; its
-`--extra_llm_api_options` file is not read). ATOM contributes its scheduler cap
+`--ep_size`, `--max_batch_size`, `--max_num_tokens` map onto the model's YAML names, and the
+options file it names is read when the script writes it, below). ATOM contributes its scheduler cap
 (`--max-num-seqs`) only, and not under DP attention; its capture and defaults are not in the
 defaults table.
 
@@ -25,9 +25,15 @@ entry. Points reached through a changed launcher or library, another entry of th
 edits elsewhere in the script keep to the script rules: their engine settings are what the base
 already ran, and a review is about the change.
 
-A `trtllm-serve` command that takes an options file (`--extra_llm_api_options`, `--config`) may
-set `enable_attention_dp` there, which decides the scope of `max_batch_size`: that file is not
-read, so DP attention is unknown and the rules that need it say so in a Skipped check.
+A `trtllm-serve` command that takes an options file (`--extra_llm_api_options`, `--config`) is
+read with that file when the script writes it from here-documents before the launch (`cat > $F
+<<EOF … EOF`, `cat <<EOF >> $F` appends; the interpreter records the text with the point's
+values expanded and never writes anything). trtllm-serve merges the file over its command line,
+so a key in the file wins over the flag; every value keeps its line in the script; an expansion
+the interpretation cannot resolve stays unknown. When the file is not one the script writes, is
+written under a condition the interpretation does not know, or is no YAML mapping, DP attention
+(`enable_attention_dp`, which decides the scope of `max_batch_size`) is unknown and the rules that
+need it say so, with the reason, in a Skipped check.
 
 Points are grouped per key, script and command line: points that differ only in concurrency
 (the command does not read `CONC`) are one benchmark point with several concurrencies.
@@ -44,7 +50,8 @@ from rules.context import ReviewContext
 from rules.master.analysis import master_keys
 from rules.recipe.engine_settings import (BenchmarkPoint, Concurrency, EngineSettings, MasterPoint, Setting,
                                           settings_from)
-from rules.recipe.points import JsonArg, Value, added_in
+from rules.document import parse_yaml
+from rules.recipe.points import JsonArg, Value, added_in, value_tree
 from rules.scripts.interpret import Arg, Unknown, Var
 from rules.scripts.resolve import EngineCommand, Resolution, resolutions
 
@@ -72,9 +79,15 @@ class CommandSource:
     env: Mapping[str, Any]
     command: EngineCommand
     _flags: dict[str, list[Arg | None]] = field(default_factory=dict)
+    args: dict = field(default_factory=dict)  # a trtllm-serve options file the script writes, as Values
+    options: "OptionsFile | None" = None
 
     def __post_init__(self) -> None:
         self._flags = self.command.flags()
+        if self.engine == "trtllm":
+            self.options = options_file(self.command)
+            if self.options is not None and self.options.tree is not None:
+                self.args = self.options.tree
 
     def _spellings(self, name: str) -> tuple[str, ...]:
         if self.engine == "trtllm":
@@ -82,6 +95,9 @@ class CommandSource:
         return (name,)
 
     def arg(self, name: str) -> Value | None:
+        # trtllm-serve merges its options file over the command line: the file's value wins.
+        if name in self.args:
+            return _file_value(self.args[name], self.options)
         for spelling in self._spellings(name):
             flag = "--" + spelling.replace("_", "-")
             vals = self._flags.get(flag)
@@ -100,6 +116,9 @@ class CommandSource:
         return None
 
     def json(self, name: str) -> JsonArg | None:
+        if name in self.args and isinstance(self.args[name], dict):
+            v = _file_value(self.args[name], self.options)
+            return JsonArg(v.value, None, v.line, str(v.value))
         v = self.arg(name)
         if v is None or v.value is None:
             return None
@@ -110,6 +129,77 @@ class CommandSource:
             return JsonArg(json.loads(text), None, v.line, text)
         except ValueError as exc:
             return JsonArg(None, str(exc).split(":")[0], v.line, text)
+
+
+@dataclass(frozen=True)
+class OptionsFile:
+    """The options file a `trtllm-serve` command names, when the script writes it from here-documents."""
+
+    flag: Arg  # the `--extra_llm_api_options` word
+    target: str
+    tree: dict | None  # the YAML as Values on script lines (None: not read, `why` says why)
+    why: str | None
+    unknowns: Mapping[str, str] = field(default_factory=dict)
+
+
+def options_file(command: EngineCommand) -> OptionsFile | None:
+    """The options file of a `trtllm-serve` command, read from the here-documents the script wrote
+    before the launch (`cat > $F <<EOF … EOF`, later `>>` appends included). None when the command
+    names none; a `tree` of None with the reason when the file is not one the script writes, was
+    written under a condition the interpretation does not know, or is not a YAML mapping."""
+    word = next((w for n in TRT_OPTION_FILES if (w := command.has_flag(n)) is not None), None)
+    if word is None:
+        return None
+    vals = command.flags().get("--" + word.text.split("=", 1)[0].lstrip("-").replace("_", "-")) or []
+    target = vals[-1].text if vals and vals[-1] is not None else None
+    if target is None:
+        return OptionsFile(word, "?", None, "its path is not known")
+    written = command.files.get(target)
+    if written is None:
+        return OptionsFile(word, target, None, f"`{target}` is not written by the script before the launch")
+    if written.guarded:
+        return OptionsFile(word, target, None, f"`{target}` is written under a condition that is not known")
+    doc = parse_yaml(target, written.text)
+    if not doc.ok or not isinstance(doc.data, dict):
+        return OptionsFile(word, target, None, f"`{target}` is not a YAML mapping")
+    return OptionsFile(word, target, _remap(value_tree(doc.data), written.lines), None, dict(written.unknowns))
+
+
+def _remap(tree: dict, lines: tuple[int, ...]) -> dict:
+    """Lines of a here-document's YAML (1-based in the document) → the script's lines."""
+    def line(n: int | None) -> int | None:
+        return lines[n - 1] if n and 0 < n <= len(lines) else None
+
+    out: dict = {}
+    for k, v in tree.items():
+        if isinstance(v, dict):
+            out[k] = _remap(v, lines)
+        else:
+            out[k] = Value(v.value, line(v.line), tuple(line(i) for i in v.items))
+    return out
+
+
+def _unplace(value: Any, unknowns: Mapping[str, str]) -> Any:
+    """Placeholders of unknown expansions back to their source text (`$MAX_BATCH`), which the
+    model records as unknown."""
+    if isinstance(value, str):
+        for ph, src in unknowns.items():
+            value = value.replace(ph, src)
+        return value
+    if isinstance(value, dict):
+        return {k: _unplace(v, unknowns) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unplace(v, unknowns) for v in value]
+    return value
+
+
+def _file_value(node: Any, options: "OptionsFile | None") -> Value:
+    unknowns = options.unknowns if options is not None else {}
+    if isinstance(node, Value):
+        return Value(_unplace(node.value, unknowns), node.line, node.items)
+    plain = {k: (_file_value(v, options).value) for k, v in node.items()}
+    first = next((v.line for v in node.values() if isinstance(v, Value) and v.line), None)
+    return Value(plain, first)
 
 
 def _env(command: EngineCommand) -> dict[str, Value]:
@@ -176,8 +266,11 @@ def _touched(ctx: ReviewContext, res: Resolution, changed: set[str]) -> bool:
     for var in eng.env.values():
         if isinstance(var, Var) and var.path and var.line:
             lines.setdefault(var.path, set()).add(var.line)
+    own = {eng.path, res.script}
     for path, want in lines.items():
-        if path in changed and want & _edited(ctx, path):
+        # Words and environment from a changed library or launcher (a `PORT` default moved into
+        # `benchmark_lib.sh`, #1571) do not put the point in review: only the command's own files.
+        if path in own and path in changed and want & _edited(ctx, path):
             return True
     return False
 
@@ -222,11 +315,13 @@ def script_points(ctx: ReviewContext) -> list[tuple[str, list[BenchmarkPoint]]]:
             image = _image(ctx, first)
             es = settings_from(src, path=eng.path, point=key, source="script", image=image,
                                gpu_type=_gpu_type(first), block_line=eng.line)
-            opts = next((w for n in TRT_OPTION_FILES if (w := eng.has_flag(n)) is not None), None)
-            if es.engine == "trtllm" and opts is not None and (es.dp_attention is None or es.dp_attention.line is None):
-                # The options file the script writes may set `enable_attention_dp` (and with it the
-                # scope of `max_batch_size`): not read, so not known.
-                es.dp_attention = Setting(None, opts.line, f"`enable_attention_dp` (in the `{opts.text.split('=')[0]}` file)")
+            opts = src.options
+            if es.engine == "trtllm" and opts is not None and opts.tree is None and (
+                    es.dp_attention is None or es.dp_attention.line is None):
+                # An options file the script does not write (or not knowably) may set
+                # `enable_attention_dp` (and with it the scope of `max_batch_size`): not known.
+                es.dp_attention = Setting(None, opts.flag.line,
+                                          f"`enable_attention_dp` (in the `{opts.flag.text.split('=')[0]}` file: {opts.why})")
             scen = SCENARIOS.get(str(first.point.values.get("scenario")))
             conc_list = [Concurrency(c, first.point.line, f"master `{key}`", mp.path if mp else None) for c in concs]
             budget = es.env.get("TOTAL_CPU_DRAM_GB")

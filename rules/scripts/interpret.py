@@ -102,6 +102,26 @@ class Var:
 
 
 @dataclass(frozen=True)
+class WrittenFile:
+    """A file the script writes from here-documents (`cat > F <<EOF … EOF`, `cat <<EOF >> F`).
+
+    `text` is the document as the shell would write it, with every expansion the interpretation
+    cannot resolve replaced by a placeholder word (`unknowns`: placeholder → the expansion as
+    written); `lines` gives the script line of each text line; `guarded` says a part was written
+    under a condition the interpretation does not know (the text may differ at run time)."""
+
+    target: str
+    text: str
+    lines: tuple[int, ...]
+    path: str
+    unknowns: Mapping[str, str] = field(default_factory=dict)
+    guarded: bool = False
+
+
+PLACEHOLDER = "__rr_unknown_{}__"
+
+
+@dataclass(frozen=True)
 class Launch:
     """A command the script would run: argv, its environment, where, and under which unknown condition."""
 
@@ -114,6 +134,7 @@ class Launch:
     function: str | None = None  # function whose body it is in
     captured: bool = False  # inside `$(…)`: its output is a value, not a launch of its own
     call: bool = False  # a call of a shell function (its body's launches follow as launches of their own)
+    files: Mapping[str, WrittenFile] = field(default_factory=dict)  # here-document files written so far
 
     def words(self) -> list[str]:
         return [str(a) for a in self.argv]
@@ -143,6 +164,7 @@ class Result:
     notes: list[str] = field(default_factory=list)  # budget, depth, loops: why a result may be partial
     exited: bool = False
     questions: dict = field(default_factory=dict)  # (kind, path) → answer: what the listing and files said
+    written: dict[str, WrittenFile] = field(default_factory=dict)  # here-document files, by target as expanded
 
 
 class Files:
@@ -301,6 +323,14 @@ def normalize(base_dir: str, path: str) -> str | None:
     return joined
 
 
+def _heredoc_literal(text: str) -> str:
+    """Literal text of an unquoted here-document: `\\$`, `\\``, `\\\\` lose their backslash, `\\⏎` joins lines."""
+    return re.sub(r"\\([$`\\])", r"\1", text.replace("\\\n", ""))
+
+
+_NO_FILE = WrittenFile("", "", (), "")
+
+
 @dataclass
 class _Seg:
     text: str | None  # None: unknown
@@ -457,6 +487,7 @@ class Interpreter:
             return status
         if t == "redirected_statement":
             body = node.child_by_field_name("body")
+            self._heredoc_file(node, body, path)
             for c in node.named_children:
                 if c.type == "heredoc_redirect" or c.type.endswith("_redirect"):
                     self._redirect(c, path)
@@ -488,6 +519,73 @@ class Interpreter:
         if t in ("while_statement", "c_style_for_statement"):
             return self._while(node, path)
         return None
+
+    def _heredoc_file(self, node: Node, body: Node | None, path: str) -> None:
+        """`cat > F <<EOF … EOF` / `cat <<EOF >> F`: record what F holds (data, never written).
+
+        `A && cat > F <<EOF` parses with the redirects on the whole list: the write then depends
+        on `A`, and counts as written under an unknown condition (so does an append to a file no
+        here-document wrote before: its earlier content is not known)."""
+        listed = False
+        if body is not None and body.type == "list" and body.named_children:
+            body, listed = body.named_children[-1], True
+        if body is None or body.type != "command":
+            return
+        name = body.child_by_field_name("name")
+        if name is None or text_of(name) != "cat" or any(
+                c.is_named and c.type not in ("command_name",) and not c.type.endswith("_redirect")
+                for c in body.children):
+            return
+        heredoc = next((c for c in node.named_children if c.type == "heredoc_redirect"), None)
+        if heredoc is None:
+            return
+        redirects = [c for c in node.named_children if c.type == "file_redirect"]
+        redirects += [c for c in heredoc.named_children if c.type == "file_redirect"]
+        if len(redirects) != 1:
+            return
+        red = redirects[0]
+        op = next((text_of(c) for c in red.children if not c.is_named), "")
+        target_node = next((c for c in red.named_children), None)
+        if op not in (">", ">>", ">|") or target_node is None:
+            return
+        target = self._string(target_node, path)
+        body_node = next((c for c in heredoc.named_children if c.type == "heredoc_body"), None)
+        start = next((c for c in heredoc.named_children if c.type == "heredoc_start"), None)
+        if isinstance(target, Unknown) or body_node is None or start is None:
+            return
+        strip_tabs = any(not c.is_named and text_of(c) == "<<-" for c in heredoc.children)
+        quoted = bool(re.search(r"[\'\"\\]", text_of(start)))
+        unknowns: dict[str, str] = {}
+        raw = body_node.text or b""
+        base = body_node.start_byte
+        if quoted:
+            text = raw.decode("utf-8", "replace")
+        else:
+            out, pos = [], 0
+            for c in body_node.children:
+                if c.type not in ("simple_expansion", "expansion", "command_substitution", "arithmetic_expansion"):
+                    continue
+                out.append(_heredoc_literal(raw[pos:c.start_byte - base].decode("utf-8", "replace")))
+                value = self._join(self._segs(c, path, quoted=True))
+                if isinstance(value, Unknown):
+                    ph = PLACEHOLDER.format(len(unknowns) + len(self.result.written.get(target, _NO_FILE).unknowns))
+                    unknowns[ph] = text_of(c)
+                    value = ph
+                out.append(value)
+                pos = c.end_byte - base
+            out.append(_heredoc_literal(raw[pos:].decode("utf-8", "replace")))
+            text = "".join(out)
+        if strip_tabs:
+            text = "\n".join(ln.lstrip("\t") for ln in text.split("\n"))
+        first = line_of(body_node)
+        lines = tuple(first + i for i in range(text.count("\n") + (0 if text.endswith("\n") else 1)))
+        guarded = self._guard() is not None or listed
+        old = self.result.written.get(target)
+        if op == ">>" and old is not None:
+            self.result.written[target] = WrittenFile(target, old.text + text, old.lines + lines, path,
+                                                      {**old.unknowns, **unknowns}, old.guarded or guarded)
+        else:
+            self.result.written[target] = WrittenFile(target, text, lines, path, unknowns, guarded or op == ">>")
 
     def _redirect(self, node: Node, path: str) -> None:
         # A here-document or redirect target is data: expand it (reads count) but never write.
@@ -864,7 +962,7 @@ class Interpreter:
         env = {k: v for k, v in self.vars.items() if v.exported}
         env.update(env_prefix)
         launch = Launch(tuple(words), env, path, line, end, self._guard(), self.fn_stack[-1] if self.fn_stack else None,
-                        captured=bool(self.capture))
+                        captured=bool(self.capture), files=dict(self.result.written) if self.result.written else {})
         self.result.launches.append(launch)
         if self.capture:
             self.capture[-1].append(Unknown(f"output of `{_shape_words(words)}` (line {line})"))

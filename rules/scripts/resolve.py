@@ -35,7 +35,7 @@ import hashlib
 import posixpath
 import re
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -43,7 +43,7 @@ from rules.context import ReviewContext
 from rules.document import load_values
 from rules.master.analysis import KeyInfo, changed_keys, master_keys
 from rules.recipe.points import added_in
-from rules.scripts.interpret import Arg, Files, Interpreter, Launch, Result, Unknown, Var
+from rules.scripts.interpret import Arg, Files, Interpreter, Launch, Result, Unknown, Var, WrittenFile
 from rules.scripts.parse import SHARED_PARSES, Script, Unreadable, review_parses
 
 SYMLINK = "120000"
@@ -329,6 +329,7 @@ class EngineCommand:
     path: str
     line: int
     guard: str | None
+    files: Mapping[str, WrittenFile] = field(default_factory=dict)  # here-document files written before it
 
     def flags(self) -> dict[str, list[Arg | None]]:
         """`--name` (normalized: `_` → `-`) → its values in order (None for a flag given no value)."""
@@ -603,7 +604,7 @@ def _engines(result: Result, script_path: str) -> list[EngineCommand]:
                 if tuple(words[i:i + n]) == start or (n == 1 and posixpath.basename(words[i] or "") == start[0]):
                     first = i if start[0] != "-m" else max(0, i - 1)
                     out.append(EngineCommand(engine, launch.argv[first:], dict(launch.env), launch.path, launch.line,
-                                             launch.guard))
+                                             launch.guard, launch.files))
                     break
             else:
                 continue
@@ -830,9 +831,10 @@ def resolutions(ctx: ReviewContext) -> list[Resolution]:
     path: the launcher is interpreted for the first of them, and the others share its script path
     (a launcher picks the script from those values, not from concurrency or parallelism). The
     script itself is interpreted only for scripts the PR changes and keys the PR adds or changes,
-    for at most `ScriptsConfig.points_per_script` distinct points per script and launcher (the
-    first in key order: each entry's lowest and highest concurrency); other points keep their script path with
-    no engine command (`Resolution.engine` None, `script_result` None)."""
+    for at most `ScriptsConfig.points_per_script` distinct points per script and launcher (in the
+    order of `_by_priority`: the highest concurrency of each distinct parallelism first); other
+    points keep their script path with no engine command (`Resolution.engine` None, `script_result`
+    None)."""
     def compute() -> list[Resolution]:
         rp = review_points(ctx)
         changed = {f.path for f in ctx.changeset.files if f.status != "removed"}
@@ -879,17 +881,29 @@ def _labels(p: Point) -> tuple:
 def _by_priority(pts: list[Point], added: set[int]) -> tuple[list[Point], set[int]]:
     """The order points are interpreted in, and the ids of the points that `new_entry_points`
     allows beyond `points_per_script`: of the entries the PR adds or edits, one point per distinct
-    parallelism (at its highest concurrency, what the engine checks compare); then their other
-    points, then the rest in key order."""
+    parallelism (at its highest concurrency, what the engine checks compare), highest first; then
+    their other points; then, of the rest, one point per distinct parallelism at its highest
+    concurrency, highest first (the points the caps and labels are checked at), then the others in
+    key order."""
     new = [p for p in pts if p.line in added]
+    old = [p for p in pts if p.line not in added]
+    firsts = _peaks(new)
+    chosen = {id(p) for p in firsts}
+    peaks = _peaks(old)
+    seen = {id(p) for p in peaks}
+    return (firsts + [p for p in new if id(p) not in chosen] + peaks + [p for p in old if id(p) not in seen],
+            chosen)
+
+
+def _peaks(pts: list[Point]) -> list[Point]:
+    """One point per distinct parallelism, at its highest concurrency, ordered by that concurrency
+    (highest first; key order on a tie)."""
     best: dict[tuple, Point] = {}
-    for p in new:
+    for p in pts:
         cur = best.get(_labels(p))
         if cur is None or (p.values.get("conc") or 0) > (cur.values.get("conc") or 0):
             best[_labels(p)] = p
-    firsts = list(best.values())
-    chosen = {id(p) for p in firsts}
-    return firsts + [p for p in new if id(p) not in chosen] + [p for p in pts if p.line not in added], chosen
+    return sorted(best.values(), key=lambda p: -(p.values.get("conc") or 0))
 
 
 def resolutions_of(ctx: ReviewContext, script_path: str) -> list[Resolution]:

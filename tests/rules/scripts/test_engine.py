@@ -250,21 +250,60 @@ def test_points_the_pr_does_not_change_are_not_judged():
 
 
 TRT_WITH_OPTIONS = """#!/usr/bin/env bash
-cat > extra.yml << EOF
+OPTS=extra.yml
+cat > $OPTS << EOF
 enable_attention_dp: $DP_ATTENTION
+max_batch_size: 32
+cuda_graph_config:
+    enable_padding: true
+    max_batch_size: 16
 EOF
-trtllm-serve "$MODEL" --port "$PORT" --tp_size "$TP" --max_batch_size 8 --extra_llm_api_options extra.yml &
+if [[ "$DP_ATTENTION" == "true" ]]; then
+    cat << EOF >> $OPTS
+attention_dp_config:
+    enable_balance: true
+EOF
+fi
+trtllm-serve "$MODEL" --port "$PORT" --tp_size "$TP" --max_batch_size 8 --extra_llm_api_options $OPTS &
 """
 
 
-def test_trtllm_options_file_leaves_dp_attention_unknown():
+def _trt_options_repo(text: str, dp_attn: bool = True, concs: str = "[4, 64]"):
     p = script_path("glm5_fp8_b200_trt.sh")
-    cfg = master(key("glm5-fp8-b200-trt", framework="trt", concs="[4, 64]").replace(
-        "      - tp: 8", "      - tp: 8\n        dp-attn: true"))
-    r = run(repo({p: TRT_WITH_OPTIONS, CFG: cfg}), rules=ENGINE_RULES)
-    assert r.findings == []
-    skipped = [c.detail for c in r.checks if c.status == "skipped"]
-    assert any("`enable_attention_dp` (in the `--extra_llm_api_options` file) is not known" in d for d in skipped), skipped
+    cfg = master(key("glm5-fp8-b200-trt", framework="trt", concs=concs).replace(
+        "      - tp: 8", "      - tp: 8\n        dp-attn: true" if dp_attn else "      - tp: 8"))
+    return p, repo({p: text, CFG: cfg})
+
+
+def test_trtllm_options_file_the_script_writes_is_read_on_its_own_lines():
+    p, cs = _trt_options_repo(TRT_WITH_OPTIONS)
+    (_, es), *_ = settings(cs)
+    assert es.dp_attention.value is True and es.dp_attention.line == 4  # `$DP_ATTENTION` of the point
+    assert (es.max_seqs.value, es.max_seqs.line) == (32, 5)  # the file wins over `--max_batch_size 8`
+    assert (es.capture_cap.value, es.capture_cap.line) == (16, 8)
+    r = run(cs, rules=ENGINE_RULES)
+    assert r.findings == []  # 64 / 8 ranks = 8 per rank, under both caps
+    assert any("16" in c.detail for c in r.checks if c.status == "passed" and c.code == "RR212")
+
+
+def test_trtllm_options_cap_below_the_concurrency_is_reported_on_the_file_line():
+    p, cs = _trt_options_repo(TRT_WITH_OPTIONS, dp_attn=False, concs="[4, 32]")
+    findings = [f for f in run(cs, rules=ENGINE_RULES).findings if f.code == "RR212"]
+    assert [(f.path, f.line) for f in findings] == [(p, 8)]
+    assert "`cuda_graph_config.max_batch_size` 16" in findings[0].message
+
+
+def test_trtllm_options_file_not_known_leaves_dp_attention_unknown():
+    guarded = TRT_WITH_OPTIONS.replace("cat > $OPTS << EOF", "[[ -n $WANT ]] && cat > $OPTS << EOF")
+    not_written = TRT_WITH_OPTIONS.replace("--extra_llm_api_options $OPTS", "--extra_llm_api_options other.yml")
+    for text, why in ((guarded, "is written under a condition that is not known"),
+                      (not_written, "`other.yml` is not written by the script before the launch")):
+        _, cs = _trt_options_repo(text)
+        r = run(cs, rules=ENGINE_RULES)
+        assert r.findings == []
+        skipped = [c.detail for c in r.checks if c.status == "skipped"]
+        assert any("`enable_attention_dp` (in the `--extra_llm_api_options` file: " in d and why in d
+                   for d in skipped), skipped
 
 
 def test_sglang_all_to_all_backend_runs_expert_parallel_over_tp():

@@ -127,3 +127,32 @@ def test_hostile_scripts_end_in_bounded_time(text):
 def test_step_budget_is_reported():
     r = run("cmd a\n" * 200, max_steps=50)
     assert r.notes and "stopped after 50 steps" in r.notes[0]
+
+
+# ---------------------------------------------------------------- here-document files (data, never written)
+
+def test_here_documents_record_the_file_they_write():
+    text = ('F=opts.yml\nB=16\n'
+            'cat > $F << EOF\nbatch: $B\nprice: \\$5\nwho: $NOBODY_KNOWS\nEOF\n'
+            'cat <<EOF >> "$F"\nmore: 1\nEOF\n'
+            "cat > lit.yml <<'EOF'\nraw: $B\nEOF\n"
+            'cat > tabs.yml <<-EOF\n\tindented: $B\nEOF\n'
+            'cmd --config $F\n')
+    r = run(text, env={"NOBODY_KNOWS": Unknown("per point")})
+    w = r.written["opts.yml"]
+    assert w.text == "batch: 16\nprice: $5\nwho: __rr_unknown_0__\nmore: 1\n"
+    assert w.unknowns == {"__rr_unknown_0__": "$NOBODY_KNOWS"}
+    assert w.lines == (4, 5, 6, 9) and not w.guarded
+    assert r.written["lit.yml"].text == "raw: $B\n"  # a quoted delimiter: no expansion
+    assert r.written["tabs.yml"].text == "indented: 16\n"
+    (launch,) = [l for l in r.launches if l.argv[0].text == "cmd"]
+    assert set(launch.files) == {"opts.yml", "lit.yml", "tabs.yml"}
+
+
+def test_here_documents_under_unknown_conditions_or_appends_are_marked_guarded():
+    r = run('if [[ -n "$MAYBE" ]]; then\n  cat > a.yml <<EOF\nx: 1\nEOF\nfi\n'
+            '[[ -n "$MAYBE" ]] && cat > b.yml <<EOF\ny: 1\nEOF\n'
+            'cat <<EOF >> c.yml\nz: 1\nEOF\n', env={"MAYBE": Unknown("per point")})
+    assert {k: v.guarded for k, v in r.written.items()} == {"a.yml": True, "b.yml": True, "c.yml": True}
+    r2 = run('cat > a.yml <<EOF\nx: 1\nEOF\ncat > a.yml <<EOF\nx: 2\nEOF\n')
+    assert r2.written["a.yml"].text == "x: 2\n" and r2.written["a.yml"].lines == (5,)
