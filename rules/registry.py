@@ -74,6 +74,7 @@ from rules.recipe.checks import (
     workers_nodes_mismatch,
 )
 from rules.scripts.checks import (
+    agentic_prefix_cache_disabled,
     benchmark_helper_bypassed,
     benchmark_size_hard_coded,
     command_overwritten_before_use,
@@ -92,6 +93,7 @@ from rules.scripts.checks import (
     source_path_unresolved,
     speculative_flags_in_non_mtp_script,
     validated_variable_unused,
+    value_never_read,
     variable_unset_under_set_u,
 )
 
@@ -173,6 +175,8 @@ ALL_RULES = (
     shellcheck_error,
     shellcheck_warning,
     validated_variable_unused,
+    value_never_read,
+    agentic_prefix_cache_disabled,
 )
 
 _BY_KEY = {}

@@ -48,3 +48,16 @@ def test_siblings_on_the_same_vendor_come_first():
     (f,) = run(repo({script_path("glm5.1_fp8_mi355x.sh"): sglang_script()}, extra=both), rules=[rule]).findings
     assert "variable `SGLANG_ROCM_X` (4/4)" in f.message and f.evidence[0] == "siblings: glm5 sglang scripts on amd"
     assert run(repo({NEW: sglang_script(env="export SGLANG_X=1")}, extra=both), rules=[rule]).findings == []
+
+
+def test_modified_script_whose_engine_command_the_pr_edits_is_compared_whole():
+    old = sglang_script(kv="", env="export SGLANG_X=1")
+    new = old.replace("--tp \"$TP\"", "--tp \"$TP\" --max-running-requests \"$CONC\"")
+    assert new != old
+    (f,) = run(repo({NEW: ("modified", new, old)}, extra=SIBS), rules=[rule]).findings
+    assert f.message == "script lacks what nearly all of its 4 siblings set: flag `--kv-cache-dtype` (4/4)"
+    # a variable absent before stays out of it: only flags of the edited command are in review
+    old_env = sglang_script(kv="")
+    new_env = old_env.replace("--tp \"$TP\"", "--tp \"$TP\" --max-running-requests \"$CONC\"")
+    (g,) = run(repo({NEW: ("modified", new_env, old_env)}, extra=SIBS), rules=[rule]).findings
+    assert "variable" not in g.message and "`--kv-cache-dtype`" in g.message
