@@ -95,7 +95,7 @@ CATEGORY_RULES: dict[str, Row] = {
     "changelog_empty_entry": Row(("RR003", "RR018"), "an entry without keys, description or pr-link (RR003), an empty config-keys list or item (RR018)"),
     "changelog_test_entry": Row(("RR017", "RR019"), "a `test`/`TEMP … DO NOT MERGE` description (RR017), a wildcard-only `*` selection (RR019)"),
     "changelog_duplicate_entry": Row(("RR020",), "a second new entry with the same keys, or a copy of an existing entry"),
-    "changelog_flag_wrong": Row(("RR021", "RR022"), "evals-only/all-evals on keys whose throughput changes (RR021); an entry whose flags leave no job (RR022)"),
+    "changelog_flag_wrong": Row(("RR021", "RR022", "RR023"), "evals-only/all-evals on keys whose throughput changes (RR021); an entry whose flags leave no job (RR022); an entry that only speaks of evals without evals-only (RR023)"),
     "changelog_description_incomplete": Row(("RR256",), "a changed image or engine flag that no description item mentions"),
     "changelog_claim_wrong": Row(("RR251", "RR252", "RR253", "RR254", "RR255"), "description claims vs the diff: values (RR251), versions (RR252), search space and arms (RR253), more/fewer configs (RR254), runner names (RR255)"),
     "numeric_claim_wrong": Row(("RR250", "RR251", "RR252", "RR253"), "a numeric claim (arithmetic, value, version transition, concurrency range) in a comment or description that is wrong"),
