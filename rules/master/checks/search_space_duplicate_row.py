@@ -54,10 +54,13 @@ def overlaps(value) -> list[tuple[tuple, tuple, list[int]]]:
                     continue
                 path = ("scenarios", name, b, "search-space", r)
                 seen = groups.setdefault((name, seq, row_topology(row, settings=False)), {})
-                hits = [c for c in concs if c in seen]
-                if hits:
-                    first = seen[hits[0]]
-                    out.append((first, path, sorted(c for c in hits if seen[c] == first)))
+                by_row: dict[tuple, list[int]] = {}
+                for c in concs:
+                    if c in seen:
+                        by_row.setdefault(seen[c], []).append(c)
+                # one overlap per earlier row this one repeats (three copies of a block: row 3
+                # repeats row 1 for some concurrencies and row 2 for others)
+                out.extend((first, path, sorted(set(shared))) for first, shared in by_row.items())
                 for c in concs:
                     seen.setdefault(c, path)
     return out
@@ -77,15 +80,28 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             clean.append(info.key)
             continue
         before = _base_overlaps(ctx, info.key)
+        by_second: dict[tuple, list[tuple[tuple, list[int]]]] = {}
         for first, second, shared in found:
             if (first, second, tuple(shared)) in before:
                 continue  # already duplicated at base: not this PR's doing
+            by_second.setdefault(second, []).append((first, shared))
+        for second, repeats in by_second.items():
             line = key_line(info.text, info.line, second)
-            shown = ", ".join(map(str, shared[:8])) + (" …" if len(shared) > 8 else "")
+            parts = []
+            for first, shared in repeats:
+                shown = ", ".join(map(str, shared[:8])) + (" …" if len(shared) > 8 else "")
+                parts.append(f"row `{_fmt(first)}` (concurrenc{'y' if len(shared) == 1 else 'ies'} {shown})")
+            every = sorted({c for _, shared in repeats for c in shared})
+            if len(repeats) == 1:
+                first, shared = repeats[0]
+                shown = ", ".join(map(str, shared[:8])) + (" …" if len(shared) > 8 else "")
+                what = (f"row `{_fmt(first)}`, so concurrenc{'y' if len(shared) == 1 else 'ies'} {shown} run twice")
+            else:
+                what = " and ".join(parts) + f", so {len(every)} concurrencies run twice"
             yield Problem(info.path, line,
-                          f"`{info.key}`: row `{_fmt(second)}` repeats the topology of row `{_fmt(first)}`, so "
-                          f"concurrenc{'y' if len(shared) == 1 else 'ies'} {shown} run twice.",
-                          evidence=(f"rows at lines {key_line(info.text, info.line, first):,} and {line:,}",
+                          f"`{info.key}`: row `{_fmt(second)}` repeats the topology of {what}.",
+                          evidence=(f"rows at lines {', '.join(f'{key_line(info.text, info.line, f):,}' for f, _ in repeats)}"
+                                    f" and {line:,}",
                                     "same sequence lengths, same topology (defaults applied), overlapping concurrencies"))
     if clean:
         shown = ", ".join(f"`{k}`" for k in clean[:6]) + (f" and {len(clean) - 6} more" if len(clean) > 6 else "")

@@ -29,3 +29,12 @@ def test_duplicates_already_at_base_are_not_this_prs():
     dup = ROW + "      - { tp: 8, conc-list: [64] }\n"
     base = master(ROWS[0], dup, ROWS[2])
     assert _run(dup.replace("v0.20.1", "v0.21.0"), base=base).findings == []
+
+
+def test_a_row_repeating_two_earlier_rows_names_both_in_one_finding():
+    three = (ROW + "      - { tp: 8, conc-list: [512] }\n"
+             "      - { tp: 8, conc-list: [64, 512] }\n")
+    [f] = _run(three).findings
+    assert ("row `fixed-seq-len[0].search-space[2]` repeats the topology of row `fixed-seq-len[0].search-space[0]` "
+            "(concurrency 64) and row `fixed-seq-len[0].search-space[1]` (concurrency 512), so 2 concurrencies run twice"
+            in f.message)
