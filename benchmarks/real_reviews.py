@@ -28,7 +28,8 @@ Reviewer lines are re-anchored to the reviewed commit: a reviewer's line counts 
 the file the reviewer read, which is not always the recorded commit's (a later push, a rebase).
 The comment sits on the last line of its diff `hunk`; when that line's text is not on the
 reviewer's line at the commit but occurs exactly once in the file there, that occurrence is the
-anchor (the row says `anchor: hunk line at N (reviewer line M)`). A reviewer line past the end of
+anchor (the row says `anchor: hunk line at N (reviewer line M)`); a comment on an added line
+(`+` in its hunk) whose text occurs more than once is looked for among the lines the PR adds. A reviewer line past the end of
 the file with no such occurrence is no anchor at all: the finding is scored as one without a line
 (file and category), and its row says `anchor: beyond end of file (N lines)`.
 
@@ -44,6 +45,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -129,7 +131,7 @@ CATEGORY_RULES: dict[str, Row] = {
     "header_comment": Row(("RR301",), "a header comment block at the top of a file"),
     "script_logic_bug": Row(("RR404", "RR405", "RR406", "RR407", "RR416", "RR414", "RR415", "RR418"), "script control flow read from the parse tree and the per-point command line: set -u reads, flags without values, commands overwritten, health checks without --fail, validated-unused variables, values never read, ShellCheck defects"),
     "script_name_mismatch": Row(("RR402", "RR401", "RR417"), "an added script no key reaches while its key runs another (RR402), the key's path missing (RR401) or another framework's script (RR417)"),
-    "launcher_bug": Row(("RR413", "RR401", "RR402", "RR417", "RR414"), "a launcher that is no script (RR413), builds a missing (RR401) or wrong (RR402, RR417) script path, or has a ShellCheck error (RR414)"),
+    "launcher_bug": Row(("RR413", "RR401", "RR402", "RR417", "RR414", "RR420"), "a launcher that is no script (RR413), builds a missing (RR401) or wrong (RR402, RR417) script path, has a ShellCheck error (RR414), or hands a `:selector[N]` CONFIG_FILE to a file tool (RR420)"),
     "lib_source_path": Row(("RR403",), "a `source` whose interpreted path does not exist"),
     "prefix_cache_flag": Row(("RR412", "RR419"), "a prefix-cache flag the scenario's siblings set and this script lacks or drops (RR412); an agentic script that turns the prefix cache off (RR419)"),
     "kv_cache_dtype": Row(("RR412",), "--kv-cache-dtype that the family's siblings set and this script lacks"),
@@ -261,15 +263,23 @@ def hunk_line(finding: dict) -> str | None:
     return last if last.strip() else None
 
 
-def anchor(finding: dict, text: list[str] | None) -> tuple[int | None, str]:
+def _hunk_added(finding: dict) -> bool:
+    rows = [r for r in (finding.get("hunk") or "").split("\n") if r and not r.startswith("@@")]
+    return bool(rows) and rows[-1].startswith("+")
+
+
+def anchor(finding: dict, text: list[str] | None, added: set[int] | None = None) -> tuple[int | None, str]:
     """The reviewer's line as a line of the file at the commit (see the module docstring), and a
-    note when it was moved ("" when kept)."""
+    note when it was moved ("" when kept). `added`: the lines the PR adds at the commit; a comment
+    on an added line (`+` in its hunk) is looked for among them when its text occurs more than once."""
     line = finding.get("line")
     if not line or text is None:
         return line, ""
     want = hunk_line(finding)
     if want is not None and not (0 < line <= len(text) and text[line - 1] == want):
         at = [i + 1 for i, t in enumerate(text) if t == want]
+        if len(at) > 1 and added is not None and _hunk_added(finding):
+            at = [n for n in at if n in added]
         if len(at) == 1:
             return at[0], f"anchor: hunk line at {at[0]} (reviewer line {line})"
     if line > len(text):
@@ -279,7 +289,8 @@ def anchor(finding: dict, text: list[str] | None) -> tuple[int | None, str]:
 
 def outcome_on(finding: dict, commit: str | None, states: dict, present: Callable[[str, str], bool],
                mapped: Iterable[str], window: int = WINDOW,
-               text: Callable[[str, str], list[str] | None] | None = None) -> Outcome:
+               text: Callable[[str, str], list[str] | None] | None = None,
+               added: Callable[[str, str], set[int] | None] | None = None) -> Outcome:
     """The outcome of one finding on one commit. `states[(pr, commit)]` is a review result:
     {"findings": [...]} or {"error": str} or {"missing": True} (commit not in the bundle);
     `present(commit, path)` says whether the file exists at the commit (either layout);
@@ -294,14 +305,16 @@ def outcome_on(finding: dict, commit: str | None, states: dict, present: Callabl
         return Outcome("not_evaluable", reason=f"review error: {state['error']}", commit=commit)
     if not present(commit, finding.get("path") or ""):
         return Outcome("not_evaluable", reason="file absent at the commit", commit=commit)
-    line, note = anchor(finding, text(commit, finding.get("path") or "") if text else None)
+    path = finding.get("path") or ""
+    line, note = anchor(finding, text(commit, path) if text else None, added(commit, path) if added else None)
     o = score({**finding, "line": line}, state["findings"], mapped, window)
     return o._replace(commit=commit, reason=note)
 
 
 def score_all(findings: list[dict], states: dict, present: Callable[[str, str], bool],
               table: dict[str, Row], registered: Iterable[str], window: int = WINDOW,
-              text: Callable[[str, str], list[str] | None] | None = None) -> list[dict]:
+              text: Callable[[str, str], list[str] | None] | None = None,
+              added: Callable[[str, str], set[int] | None] | None = None) -> list[dict]:
     """Per-finding results: strict (reviewed_commit) and upper bound (best over same-day commits)."""
     registered = set(registered)
     out = []
@@ -315,7 +328,7 @@ def score_all(findings: list[dict], states: dict, present: Callable[[str, str], 
             row["strict"] = row["upper"] = {"result": "out_of_scope"}
             out.append(row)
             continue
-        outs = [outcome_on(f, c, states, present, mapped, window, text) for c in candidate_commits(f)]
+        outs = [outcome_on(f, c, states, present, mapped, window, text, added) for c in candidate_commits(f)]
         for key, o in (("strict", outs[0]), ("upper", best(outs))):
             row[key] = {"result": o.result, "codes": list(o.codes), "commit": o.commit}
             if o.reason:
@@ -452,6 +465,30 @@ def file_texts(repo: Path, queries: Iterable[tuple[str, str]]) -> dict[tuple[str
     return texts
 
 
+def added_lines(repo: Path, queries: Iterable[tuple[str, str]]) -> dict[tuple[str, str], set[int]]:
+    """(commit, normalized path) → the head lines the PR adds to the file (merge-base(main, commit)..commit)."""
+    out: dict[tuple[str, str], set[int]] = {}
+    bases: dict[str, str] = {}
+    for c, p in sorted(set(queries)):
+        if c not in bases:
+            try:
+                bases[c] = _git(repo, "merge-base", BASE, c).decode().strip()
+            except RuntimeError:
+                bases[c] = ""
+        if not bases[c]:
+            continue
+        try:
+            diff = _git(repo, "diff", "-U0", "--no-color", bases[c], c, "--", *path_variants(p)).decode("utf-8", "replace")
+        except RuntimeError:
+            continue
+        lines: set[int] = set()
+        for m in re.finditer(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", diff, re.M):
+            start, count = int(m.group(1)), int(m.group(2) or 1)
+            lines.update(range(start, start + count))
+        out[(c, norm_path(p))] = lines
+    return out
+
+
 def review(repo: str, commit: str, pr: int) -> dict:
     """What `recipe-review check --repo REPO --base refs/heads/main --head COMMIT --pr-number PR
     --format json` prints, minus `checks` (not scored): {"findings": [...]} (+ "config_errors"),
@@ -582,9 +619,12 @@ def evaluate(bundle: Path | None = None, repo: Path | None = None, findings_path
                                             if f.get("pr_head") in heads})
         texts = file_texts(repo, {(c, f.get("path") or "") for f in scoped if f.get("line")
                                   for c in candidate_commits(f) if c in have})
+        adds = added_lines(repo, {(c, f.get("path") or "") for f in scoped if f.get("line") and _hunk_added(f)
+                                  for c in candidate_commits(f) if c in have})
     present = lambda commit, path: (commit, norm_path(path)) in present_set  # noqa: E731
     text = lambda commit, path: texts.get((commit, norm_path(path)))  # noqa: E731
-    rows = score_all(chosen, states, present, table, registered, text=text)
+    add = lambda commit, path: adds.get((commit, norm_path(path)))  # noqa: E731
+    rows = score_all(chosen, states, present, table, registered, text=text, added=add)
     figures = summarize(rows)
     other = other_direction(all_findings, states, strict_pairs & {p for p, s in states.items() if "findings" in s})
     by_code = other_by_code(other, examples)

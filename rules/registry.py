@@ -79,6 +79,7 @@ from rules.scripts.checks import (
     benchmark_helper_bypassed,
     benchmark_size_hard_coded,
     command_overwritten_before_use,
+    config_selector_used_as_path,
     expert_parallel_unconditional,
     flag_missing_value,
     health_check_without_fail,
@@ -179,6 +180,7 @@ ALL_RULES = (
     validated_variable_unused,
     value_never_read,
     agentic_prefix_cache_disabled,
+    config_selector_used_as_path,
 )
 
 _BY_KEY = {}

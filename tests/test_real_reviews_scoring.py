@@ -336,3 +336,13 @@ def test_the_hunk_line_re_anchors_a_reviewer_line_from_another_version():
     twice[5] = "    max_batch_size: 128"
     assert rr.anchor(f, twice) == (45, "")
     assert rr.hunk_line({"hunk": "@@ x @@\n-removed"}) is None
+
+
+def test_a_comment_on_an_added_line_is_looked_for_among_the_added_lines():
+    body = ["x"] * 30
+    body[9] = body[24] = '    - "Update the image"'  # an older entry and the PR's new one
+    f = {**theirs(line=17), "hunk": '@@ -20,0 +21,6 @@\n+- config-keys:\n+    - "Update the image"'}
+    assert rr.anchor(f, body) == (17, "")  # twice in the file: not moved
+    assert rr.anchor(f, body, added={21, 22, 23, 24, 25, 26}) == (25, "anchor: hunk line at 25 (reviewer line 17)")
+    context = {**f, "hunk": '@@ -9,2 +9,2 @@\n     - "Update the image"'}  # a context line: added lines say nothing
+    assert rr.anchor(context, body, added={25}) == (17, "")
