@@ -37,6 +37,14 @@ Strict recall = caught / evaluable (reviewed_commit only); the upper bound takes
 over reviewed_commit and same_day_commits. The other direction lists every blocking finding of
 ours on the reviewed commits that no reviewer finding of that PR (any category) matches under the
 same file/line rule. RR000 findings (rule crashes) are listed separately: they are bugs.
+A finding that neither review catches may be judged by hand in `benchmarks/real_reviews_judged.json`
+(absent at its reviewed commit, mistaken, a judgment call, or catchable). The report then adds a
+**reproducible** recall beside the strict one: strict caught ÷ strict evaluable, leaving out the
+findings judged absent or mistaken (a defect the reviewed commit does not hold can be caught by no
+review of it), overall, per category and per issue family (`FAMILIES`). Strict recall stays the
+headline and the ratchet; a judged entry whose pr, category or path no longer matches its index is
+ignored and reported.
+
 Writes a JSON report (default benchmarks/results/real_reviews.json).
 """
 from __future__ import annotations
@@ -67,6 +75,24 @@ CACHE_DIR = RESULTS / "cache" / "real_reviews"
 BASE = "refs/heads/main"
 WINDOW = 3
 CRASH_CODE = "RR000"
+JUDGED = ROOT / "benchmarks" / "real_reviews_judged.json"
+NOT_REPRODUCIBLE = ("absent", "mistaken")
+# The category families the issues name their recall targets over.
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "scripts and launchers (issue 10)": (
+        "script_logic_bug", "launcher_bug", "lib_source_path", "config_script_missing", "script_name_mismatch",
+        "mtp_env_missing", "mtp_flags_missing", "spec_decode_in_non_mtp", "sibling_flag_inconsistency",
+        "benchmark_helper_bypass", "kv_cache_dtype", "prefix_cache_flag"),
+    "engine semantics (issue 11)": (
+        "max_num_seqs_vs_conc", "capture_size_vs_conc", "capture_list_exceeds_max_batch", "parallelism_label_mismatch",
+        "gpu_count_parallelism", "disagg_node_count", "dram_budget", "offload_pool_arithmetic",
+        "capture_list_decode_alignment", "mtp_chat_template"),
+    "changelog and master configs (issue 12)": (
+        "changelog_separator", "changelog_description_empty", "changelog_description_incomplete",
+        "changelog_claim_wrong", "numeric_claim_wrong", "stale_comment", "changelog_test_entry",
+        "changelog_empty_entry", "changelog_flag_wrong", "changelog_duplicate_entry", "pr_link_malformed",
+        "search_space", "search_space_duplicate", "image_unpinned"),
+}
 
 
 class Row(NamedTuple):
@@ -117,7 +143,7 @@ CATEGORY_RULES: dict[str, Row] = {
     "disagg_node_count": Row(("RR217", "RR218"), "nodes × GPUs per node that do not fit workers × GPUs per worker (RR217), or an NpMd name that is not the worker layout (RR218)"),
     "dram_budget": Row(("RR205", "RR206", "RR219"), "offload pool bytes vs TOTAL_CPU_DRAM_GB (RR205) or vs dram-utilization (RR206); any host pool above the node's budget or host DRAM (RR219)"),
     "offload_pool_arithmetic": Row(("RR205", "RR219"), "per-rank × ranks vs the pool total and the budget (RR205); pools of every type × ranks on a node vs budget and host (RR219)"),
-    "capture_size_vs_conc": Row(("RR202", "RR204", "RR212", "RR213", "RR412", "RR418"), "capture sizes vs the decode range max-num-seqs × (k + 1) (RR202, RR204); the capture cap (explicit, RR212, or the engine default, RR213) below the per-rank decode batch at the point's concurrency; a cap the script computes but never passes (RR418); a capture-cap flag nearly all sibling scripts pass and an edited command lacks (RR412)"),
+    "capture_size_vs_conc": Row(("RR202", "RR204", "RR212", "RR213", "RR418"), "capture sizes vs the decode range max-num-seqs × (k + 1) (RR202, RR204); the capture cap (explicit, RR212, or the engine default, RR213) below the per-rank decode batch at the point's concurrency; a cap the script computes but never passes (RR418)"),
     "capture_list_exceeds_max_batch": Row(("RR214",), "TensorRT-LLM CUDA-graph sizes above max_batch_size"),
     "capture_list_decode_alignment": Row(("RR203",), "decode capture sizes off the (k + 1) grid"),
     "max_num_seqs_vs_conc": Row(("RR210", "RR211"), "the benchmarked concurrency above what the serving workers admit: an explicit cap (RR210) or the engine default (RR211)"),
@@ -362,6 +388,38 @@ def summarize(rows: list[dict]) -> dict:
     return {"overall": _figures(scoped),
             "per_category": {k: _figures(v) for k, v in sorted(by_cat.items())},
             "per_reviewer": {k: _figures(v) for k, v in sorted(by_rev.items())}}
+
+
+def load_judged(path: Path, findings: list[dict]) -> tuple[dict[int, dict], list[dict]]:
+    """index → judged entry, for entries whose pr, category and path match that finding; and the
+    entries that do not (stale after a change of the findings file)."""
+    if not path.exists():
+        return {}, []
+    data = json.loads(path.read_text())
+    good, stale = {}, []
+    for j in data.get("findings", ()):
+        i = j.get("index")
+        f = findings[i] if isinstance(i, int) and 0 <= i < len(findings) else None
+        if f is None or (f["pr"], f["category"], f.get("path")) != (j.get("pr"), j.get("category"), j.get("path")):
+            stale.append(j)
+            continue
+        good[i] = j
+    return good, stale
+
+
+def reproducible(rows: list[dict]) -> dict:
+    """Strict caught ÷ strict evaluable without the findings judged absent or mistaken."""
+    ev = [r for r in rows if r["in_scope"] and r["strict"]["result"] in ("caught", "partial", "missed")]
+    kept = [r for r in ev if r.get("judged") not in NOT_REPRODUCIBLE]
+    caught = sum(r["strict"]["result"] == "caught" for r in kept)
+    judged = Counter(r["judged"] for r in ev if r.get("judged"))
+    return {"caught": caught, "evaluable": len(kept), "left_out": len(ev) - len(kept),
+            "recall": caught / len(kept) if kept else None, "judged": dict(sorted(judged.items())),
+            "strict": {"caught": sum(r["strict"]["result"] == "caught" for r in ev), "evaluable": len(ev)}}
+
+
+def by_family(rows: list[dict]) -> dict[str, dict]:
+    return {name: reproducible([r for r in rows if r["category"] in cats]) for name, cats in FAMILIES.items()}
 
 
 def other_direction(all_findings: list[dict], states: dict, pairs: Iterable[tuple[int, str]],
@@ -625,6 +683,12 @@ def evaluate(bundle: Path | None = None, repo: Path | None = None, findings_path
     text = lambda commit, path: texts.get((commit, norm_path(path)))  # noqa: E731
     add = lambda commit, path: adds.get((commit, norm_path(path)))  # noqa: E731
     rows = score_all(chosen, states, present, table, registered, text=text, added=add)
+    judged, stale = load_judged(JUDGED, all_findings)
+    index_of = {id(f): i for i, f in enumerate(all_findings)}
+    for r, f in zip(rows, chosen):
+        j = judged.get(index_of[id(f)])
+        if j is not None:
+            r["judged"] = j["class"]
     figures = summarize(rows)
     other = other_direction(all_findings, states, strict_pairs & {p for p, s in states.items() if "findings" in s})
     by_code = other_by_code(other, examples)
@@ -656,6 +720,10 @@ def evaluate(bundle: Path | None = None, repo: Path | None = None, findings_path
         "findings": rows,
         "not_evaluable": not_eval,
         "anchors": beyond,
+        "reproducible": {"overall": reproducible(rows), "families": by_family(rows),
+                         "per_category": {k: reproducible([r for r in rows if r["category"] == k])
+                                          for k in sorted({r["category"] for r in rows})},
+                         "judged_file": JUDGED.name, "stale_judgements": stale},
         "other_direction": {"count": len(other),
                             "by_code": by_code,
                             "findings": other},
@@ -706,6 +774,18 @@ def print_report(rep: dict, examples: int = 3, out=sys.stdout) -> None:
         if "at_pr_head" in r:
             extra = " (present at the PR head: renamed or added later)" if r["at_pr_head"] else " (absent at the PR head too)"
         p(f"  #{r['pr']} {r['path']}:{r['line']}  {r['reason']}{extra}; upper: {r['upper']}")
+    rp = rep.get("reproducible")
+    if rp:
+        def _r(fig: dict) -> str:
+            pct = f"{100 * fig['recall']:5.1f} %" if fig["recall"] is not None else "  n/a"
+            return (f"{fig['caught']}/{fig['evaluable']} = {pct} (strict {fig['strict']['caught']}/"
+                    f"{fig['strict']['evaluable']}; {fig['left_out']} judged absent or mistaken left out)")
+        p(f"\nreproducible recall (strict, without findings judged absent or mistaken in {rp['judged_file']}):")
+        p(f"  overall: {_r(rp['overall'])}")
+        for name, fig in rp["families"].items():
+            p(f"  {name}: {_r(fig)}")
+        if rp["stale_judgements"]:
+            p(f"  {len(rp['stale_judgements'])} judged entries no longer match their finding (ignored)")
     if rep.get("anchors"):
         p(f"\nreviewer lines re-anchored to the reviewed commit, or dropped past its end "
           f"({len(rep['anchors'])}, strict):")

@@ -346,3 +346,20 @@ def test_a_comment_on_an_added_line_is_looked_for_among_the_added_lines():
     assert rr.anchor(f, body, added={21, 22, 23, 24, 25, 26}) == (25, "anchor: hunk line at 25 (reviewer line 17)")
     context = {**f, "hunk": '@@ -9,2 +9,2 @@\n     - "Update the image"'}  # a context line: added lines say nothing
     assert rr.anchor(context, body, added={25}) == (17, "")
+
+
+def test_reproducible_recall_leaves_out_findings_judged_absent_or_mistaken(tmp_path):
+    rows = [{"in_scope": True, "category": "c", "strict": {"result": res}, **({"judged": j} if j else {})}
+            for res, j in (("caught", None), ("missed", "absent"), ("missed", "mistaken"), ("missed", "judgment"),
+                           ("partial", "catchable"), ("caught", "absent"), ("not_evaluable", None))]
+    fig = rr.reproducible(rows)
+    assert (fig["caught"], fig["evaluable"], fig["left_out"]) == (1, 3, 3)
+    assert fig["strict"] == {"caught": 2, "evaluable": 6}
+    assert fig["judged"] == {"absent": 2, "catchable": 1, "judgment": 1, "mistaken": 1}
+    findings = [{"pr": 7, "category": "c", "path": "a.sh"}, {"pr": 8, "category": "d", "path": "b.sh"}]
+    p = tmp_path / "judged.json"
+    p.write_text('{"findings": [{"index": 0, "pr": 7, "category": "c", "path": "a.sh", "class": "absent"},'
+                 ' {"index": 1, "pr": 9, "category": "d", "path": "b.sh", "class": "mistaken"}]}')
+    good, stale = rr.load_judged(p, findings)
+    assert list(good) == [0] and [s["pr"] for s in stale] == [9]
+    assert rr.load_judged(tmp_path / "none.json", findings) == ({}, [])
