@@ -79,6 +79,7 @@ from rules.scripts.checks import (
     benchmark_helper_bypassed,
     benchmark_size_hard_coded,
     command_overwritten_before_use,
+    comment_contradicts_flag,
     config_selector_used_as_path,
     expert_parallel_unconditional,
     flag_missing_value,
@@ -181,6 +182,7 @@ ALL_RULES = (
     value_never_read,
     agentic_prefix_cache_disabled,
     config_selector_used_as_path,
+    comment_contradicts_flag,
 )
 
 _BY_KEY = {}
