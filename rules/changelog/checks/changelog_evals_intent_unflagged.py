@@ -19,9 +19,10 @@ Add `evals-only: true` to the entry (or `all-evals: true` to rerun every eval of
 
 An entry is reported when every line of its description mentions evals (eval, evals,
 evaluation, accuracy, gsm8k, lm-eval) and none mentions what a throughput change is written as
-(throughput, performance, benchmark, image, search space, concurrency, parallelism, a bump,
-update, upgrade, tuning, a flag, a recipe, a version), and this PR changes none of the keys it
-selects in the master configs. On the repository's main, one entry of 630 is of this kind.
+(throughput, performance, benchmark, image, search space, concurrency, parallelism, a bump, an
+update, upgrade or change, tuning, a flag, a recipe, a version, add, new, enable, disable), and
+this PR changes none of the keys it selects in the master configs. On the repository's main, one
+entry of 630 is of this kind.
 """
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ SEVERITY = Severity.NIT
 EVAL_WORDS = re.compile(r"\beval(?:s|uation|uations)?\b|\baccuracy\b|\bgsm8k\b|\blm[-_ ]?eval", re.I)
 THROUGHPUT_WORDS = re.compile(
     r"throughput|\bperf\b|performance|benchmark|\bimage|search[- ]space|\bconc|concurrency|parallel|\btp\d|\bep\d|"
-    r"\bbump|\bupdate|\bupgrade|\btun(?:e|ing)|\bflag|\brecipe|\bversion|\badd|\bnew\b|\benable|\bdisable", re.I)
+    r"\bbump|\bupdate|\bupgrade|\bchang|\btun(?:e|ing)|\bflag|\brecipe|\bversion|\badd|\bnew\b|\benable|\bdisable", re.I)
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Skipped]:
