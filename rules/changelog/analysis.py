@@ -30,6 +30,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from rules.changeset import FileChange
 from rules.document import MAX_YAML_BYTES, expanded_size
+from rules.finding import Skipped
 
 ENTRY_START = b"- config-keys:"
 # Past this size a changelog is not analysed (the real one is ~0.4-0.7 MB).
@@ -954,6 +955,18 @@ def changelog_diffs(ctx) -> list[ChangelogDiff]:
     cs = ctx.changeset
     return ctx.memo(("changelog_diffs",),
                     lambda: [_analyse(f, cs.repo, cs.title) for f in changelog_files(ctx)])
+
+
+def new_entry_items(ctx, what: str):
+    """(diff, entry) for each parsed new entry of each changed changelog, and a Skipped saying
+    that `what` is not checked for a changelog that cannot be read (for the entry-content rules)."""
+    for d in changelog_diffs(ctx):
+        if d.skip_reason:
+            yield Skipped(f"{d.path}: {what} not checked: {d.skip_reason}", path=d.path)
+            continue
+        for e in d.new_entries:
+            if isinstance(e.data, dict):
+                yield d, e
 
 
 # --------------------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from rules.changelog.analysis import changelog_diffs
+from rules.changelog.analysis import new_entry_items
 from rules.changelog.gates import note
 from rules.config import RuleOptions
 from rules.context import ReviewContext
@@ -47,24 +47,24 @@ THROUGHPUT_WORDS = re.compile(
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Skipped]:
     changed = {c.key: c for c in changed_keys(ctx) if c.status != "removed" and c.head is not None}
-    for d in changelog_diffs(ctx):
-        if d.skip_reason:
-            yield Skipped(f"{d.path}: eval intent not checked: {d.skip_reason}", path=d.path)
+    for item in new_entry_items(ctx, "eval intent"):
+        if isinstance(item, Skipped):
+            yield item
             continue
-        for e in d.new_entries:
-            if not isinstance(e.data, dict) or e.data.get("evals-only") is True or e.data.get("all-evals") is True:
-                continue
-            desc = e.data.get("description")
-            lines = [x for x in desc if isinstance(x, str) and x.strip()] if isinstance(desc, list) else []
-            if not lines or not all(EVAL_WORDS.search(x) for x in lines) or any(THROUGHPUT_WORDS.search(x) for x in lines):
-                continue
-            if any(match_keys(item, changed) for item in e.config_keys):
-                continue  # a selected key changes: its throughput is measured on purpose
-            n = note(ctx, d, contract="the documented meaning of `evals-only` (it suppresses the throughput jobs)")
-            keys = ", ".join(f"`{k}`" for k in e.config_keys[:4]) + (" …" if len(e.config_keys) > 4 else "")
-            yield Problem(d.path, e.key_lines.get("description", e.start_line),
-                          n.on(f"The description of the entry for {keys} speaks only of evals, but without "
-                               "`evals-only: true` the sweep also reruns their throughput benchmarks."),
-                          fix="Add `evals-only: true` to the entry (or `all-evals: true`).",
-                          evidence=(f"description: {' / '.join(x[:80] for x in lines[:3])}",
-                                    "this PR changes none of the selected keys in the master configs", *n.evidence))
+        d, e = item
+        if e.data.get("evals-only") is True or e.data.get("all-evals") is True:
+            continue
+        desc = e.data.get("description")
+        lines = [x for x in desc if isinstance(x, str) and x.strip()] if isinstance(desc, list) else []
+        if not lines or not all(EVAL_WORDS.search(x) for x in lines) or any(THROUGHPUT_WORDS.search(x) for x in lines):
+            continue
+        if any(match_keys(k, changed) for k in e.config_keys):
+            continue  # a selected key changes: its throughput is measured on purpose
+        n = note(ctx, d, contract="the documented meaning of `evals-only` (it suppresses the throughput jobs)")
+        keys = ", ".join(f"`{k}`" for k in e.config_keys[:4]) + (" …" if len(e.config_keys) > 4 else "")
+        yield Problem(d.path, e.key_lines.get("description", e.start_line),
+                      n.on(f"The description of the entry for {keys} speaks only of evals, but without "
+                           "`evals-only: true` the sweep also reruns their throughput benchmarks."),
+                      fix="Add `evals-only: true` to the entry (or `all-evals: true`).",
+                      evidence=(f"description: {' / '.join(x[:80] for x in lines[:3])}",
+                                "this PR changes none of the selected keys in the master configs", *n.evidence))

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from rules.changelog.analysis import changelog_diffs
+from rules.changelog.analysis import new_entry_items
 from rules.changelog.gates import note
 from rules.config import RuleOptions
 from rules.context import ReviewContext
@@ -45,26 +45,24 @@ def _changed_fields(c) -> list[str]:
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
     changed = {c.key: c for c in changed_keys(ctx) if c.status != "removed" and c.head is not None}
-    for d in changelog_diffs(ctx):
-        if d.skip_reason:
-            yield Skipped(f"{d.path}: eval flags not checked: {d.skip_reason}", path=d.path)
+    for item in new_entry_items(ctx, "eval flags"):
+        if isinstance(item, Skipped):
+            yield item
             continue
-        for e in d.new_entries:
-            if not isinstance(e.data, dict):
-                continue
-            flag = "evals-only" if e.data.get("evals-only") is True else "all-evals" if e.data.get("all-evals") is True else None
-            if flag is None:
-                continue
-            hit = [k for item in e.config_keys for k in match_keys(item, changed)]
-            hit = list(dict.fromkeys(hit))
-            if not hit:
-                yield Passed(f"{d.path}: `{flag}` entry at line {e.start_line:,} selects no key whose throughput this PR "
-                             f"changes", path=d.path, line=e.start_line)
-                continue
-            what = "; ".join(f"`{k}` ({', '.join(_changed_fields(changed[k])[:4])})" for k in hit[:4])
-            n = note(ctx, d, contract="the documented contract (a throughput change is measured by its PR)")
-            yield Problem(d.path, e.key_lines.get(flag, e.start_line),
-                          n.on(f"`{flag}: true` suppresses throughput jobs, but this PR changes {len(hit)} selected "
-                               f"key(s): {what}."),
-                          evidence=(*(f"{k} changed in {changed[k].path} line {changed[k].line:,}" for k in hit[:4]),
-                                    *n.evidence))
+        d, e = item
+        flag = "evals-only" if e.data.get("evals-only") is True else "all-evals" if e.data.get("all-evals") is True else None
+        if flag is None:
+            continue
+        hit = [k for key in e.config_keys for k in match_keys(key, changed)]
+        hit = list(dict.fromkeys(hit))
+        if not hit:
+            yield Passed(f"{d.path}: `{flag}` entry at line {e.start_line:,} selects no key whose throughput this PR "
+                         f"changes", path=d.path, line=e.start_line)
+            continue
+        what = "; ".join(f"`{k}` ({', '.join(_changed_fields(changed[k])[:4])})" for k in hit[:4])
+        n = note(ctx, d, contract="the documented contract (a throughput change is measured by its PR)")
+        yield Problem(d.path, e.key_lines.get(flag, e.start_line),
+                      n.on(f"`{flag}: true` suppresses throughput jobs, but this PR changes {len(hit)} selected "
+                           f"key(s): {what}."),
+                      evidence=(*(f"{k} changed in {changed[k].path} line {changed[k].line:,}" for k in hit[:4]),
+                                *n.evidence))
