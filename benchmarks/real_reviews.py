@@ -157,7 +157,7 @@ CATEGORY_RULES: dict[str, Row] = {
     "header_comment": Row(("RR301",), "a header comment block at the top of a file"),
     "script_logic_bug": Row(("RR404", "RR405", "RR406", "RR407", "RR416", "RR414", "RR415", "RR418"), "script control flow read from the parse tree and the per-point command line: set -u reads, flags without values, commands overwritten, health checks without --fail, validated-unused variables, values never read, ShellCheck defects"),
     "script_name_mismatch": Row(("RR402", "RR401", "RR417"), "an added script no key reaches while its key runs another (RR402), the key's path missing (RR401) or another framework's script (RR417)"),
-    "launcher_bug": Row(("RR413", "RR401", "RR402", "RR417", "RR414", "RR420"), "a launcher that is no script (RR413), builds a missing (RR401) or wrong (RR402, RR417) script path, has a ShellCheck error (RR414), or hands a `:selector[N]` CONFIG_FILE to a file tool (RR420)"),
+    "launcher_bug": Row(("RR413", "RR401", "RR402", "RR417", "RR414", "RR420", "RR405"), "a launcher that is no script (RR413), builds a missing (RR401) or wrong (RR402, RR417) script path, has a ShellCheck error (RR414), hands a `:selector[N]` CONFIG_FILE to a file tool (RR420), or never sets an input its script passes as a flag's value (RR405, on the launcher)"),
     "lib_source_path": Row(("RR403",), "a `source` whose interpreted path does not exist"),
     "prefix_cache_flag": Row(("RR412", "RR419"), "a prefix-cache flag the scenario's siblings set and this script lacks or drops (RR412); an agentic script that turns the prefix cache off (RR419)"),
     "kv_cache_dtype": Row(("RR412",), "--kv-cache-dtype that the family's siblings set and this script lacks"),

@@ -20,7 +20,10 @@ script passes it a value with `=` somewhere else (`--flag=v`; `--flag word` teac
 benchmark-client calls (`run_benchmark_serving`, `run_eval`) are checked.
 
 The command line is resolved per point (`rules.scripts.resolve`); only flags written on lines the
-PR adds are reported, once per line.
+PR adds are reported, once per line. When the empty value expands from a variable the script
+reads unset and the point's launcher, which the PR changes, never sets or passes it, the finding
+goes on that launcher's line that runs the script (once per launcher line), since that is where
+the value is missing (#406).
 """
 from collections.abc import Iterator
 import re
@@ -85,10 +88,20 @@ def _launches(r):
                 yield launch.argv, f"`{launch.argv[0].text}` at {launch.path}:{launch.line}"
 
 
+def _input_name(ctx: ReviewContext, path: str, line: int, flag: str) -> str | None:
+    """The variable a flag's empty value expands from, read off the source line (`--flag "$NAME"`)."""
+    script = parsed(ctx, path)
+    if isinstance(script, Unreadable) or not 0 < line <= len(script.lines):
+        return None
+    m = re.search(re.escape(flag) + r"""(?:\s+|=)["']?\$\{?([A-Za-z_]\w*)\}?""", script.lines[line - 1])
+    return m.group(1) if m else None
+
+
 def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed]:
     changed = {f.path for f in ctx.changeset.files if f.status != "removed"}
     value_flags = {f.replace("_", "-") for f in options.value_flags}
-    seen: set[tuple[str, int, str]] = set()
+    found: dict[tuple[str, int, str], tuple] = {}  # (script, line, flag) -> the first finding's facts
+    blamed: dict[tuple[str, int, str], dict[tuple[str, int], tuple]] = {}  # ... -> launcher line -> facts
     checked: dict[str, int] = {}
     for g in groups(ctx):
         r = g.first
@@ -108,18 +121,36 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed]:
                 checked[r.script] = checked.get(r.script, 0) + 1
                 if nxt is not None and not (nxt.known and (nxt.text == "" or (nxt.text or "").startswith("--"))):
                     continue
-                if w.path != r.script or w.line not in lines or (w.path, w.line, name) in seen:
+                if w.path != r.script or w.line not in lines:
                     continue
-                seen.add((w.path, w.line, name))
-                if nxt is None:
-                    what = "ends the command line"
-                elif nxt.text == "":
-                    what = "is given an empty value"
-                else:
-                    what = f"is followed by `{nxt.text}` instead of a value"
-                yield Problem(w.path, w.line, f"`{t}` {what} (key `{g.key}`, conc {g.concs})",
-                              evidence=(f"{r.chain()}", where,
-                                        f"`{t}` takes a value" + (" (the script passes it one elsewhere)"
-                                                                   if name in learned else "")))
+                spot = (w.path, w.line, name)
+                found.setdefault(spot, (t, nxt, g, r, where, name))
+                # An empty value from an input the launcher never sets: the launcher the PR changes is
+                # where the value is missing (#406: two launchers that set no NUM_PROMPTS).
+                var = _input_name(ctx, w.path, w.line, t) if nxt is not None and nxt.text == "" else None
+                if (var and r.launcher in changed and r.script_line and r.script_result is not None
+                        and var in r.script_result.reads and r.script_result.reads[var] is None
+                        and var not in r.script_env):
+                    blamed.setdefault(spot, {}).setdefault((r.launcher, r.script_line), (var, g, r))
+    for spot, (t, nxt, g, r, where, name) in found.items():
+        learned = _learned(ctx, r.script)
+        takes = f"`{t}` takes a value" + (" (the script passes it one elsewhere)" if name in learned else "")
+        if spot in blamed:
+            for (launcher, line), (var, bg, br) in blamed[spot].items():
+                yield Problem(launcher, line,
+                              f"`{launcher}` runs `{br.script}` without setting `{var}`, so `{t}` at "
+                              f"{spot[0]}:{spot[1]} gets an empty value (key `{bg.key}`, conc {bg.concs})",
+                              fix=f"Set and pass `{var}` in `{launcher}` as the other launchers do, or give it a "
+                                  f"default in `{br.script}`.",
+                              evidence=(br.chain(), f"`{var}` is read unset by `{br.script}`", takes))
+            continue
+        if nxt is None:
+            what = "ends the command line"
+        elif nxt.text == "":
+            what = "is given an empty value"
+        else:
+            what = f"is followed by `{nxt.text}` instead of a value"
+        yield Problem(spot[0], spot[1], f"`{t}` {what} (key `{g.key}`, conc {g.concs})",
+                      evidence=(f"{r.chain()}", where, takes))
     for path, n in checked.items():
         yield Passed(f"{path}: {n:,} value-taking flag uses checked across the resolved points", path=path)

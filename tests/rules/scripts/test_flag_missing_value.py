@@ -43,3 +43,18 @@ def test_comments_and_expansions_teach_no_value_flags():
     text = sglang_script(env="# pass --dsv4 to the client\nX=(--trust-remote-code $EXTRA)",
                          extra_flags="--dsv4 --trust-remote-code")
     assert run(_cs(text), rules=[rule]).findings == []
+
+
+def test_an_input_a_changed_launcher_never_sets_is_blamed_on_that_launcher():
+    from tests.rules.scripts_helpers import LAUNCHER
+    text = sglang_script(extra_flags='--num-prompts "$NUM_PROMPTS"')
+    launcher = LAUNCHER.replace("srun --partition=main", "srun --partition=main2")
+    cs = repo({P: text, "runners/launch_b200-nb.sh": ("modified", launcher, LAUNCHER)},
+              extra={CFG: master(key("glm5-fp8-b200-sglang"))})
+    (f,) = run(cs, rules=[rule]).findings
+    assert f.path == "runners/launch_b200-nb.sh" and launcher.split("\n")[f.line - 1].startswith("srun ")
+    assert f.message.startswith("`runners/launch_b200-nb.sh` runs `benchmarks/single_node/fixed_seq_len/glm5_fp8_b200.sh` "
+                                "without setting `NUM_PROMPTS`, so `--num-prompts` at ")
+    # the launcher untouched by the PR: the script's line, as before
+    (g,) = run(_cs(text), rules=[rule]).findings
+    assert g.path == P and g.message.startswith("`--num-prompts` is given an empty value")
