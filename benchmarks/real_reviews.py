@@ -127,7 +127,7 @@ CATEGORY_RULES: dict[str, Row] = {
     "changelog_description_incomplete": Row(("RR256",), "a changed image or engine flag that no description item mentions"),
     "changelog_claim_wrong": Row(("RR251", "RR252", "RR253", "RR254", "RR255"), "description claims vs the diff: values (RR251), versions (RR252), search space and arms (RR253), more/fewer configs (RR254), runner names (RR255)"),
     "numeric_claim_wrong": Row(("RR250", "RR251", "RR252", "RR253"), "a numeric claim (arithmetic, value, version transition, concurrency range) in a comment or description that is wrong"),
-    "stale_comment": Row(("RR251", "RR421"), "a comment whose numeric claim disagrees with the value it describes (RR251 in YAML, RR421 a script comment on a flag the PR changes)"),
+    "stale_comment": Row(("RR251", "RR421", "RR108"), "a comment whose numeric claim disagrees with the value it describes (RR251 in YAML, RR421 a script comment on a flag the PR changes), or calls a master key identical to one it no longer matches (RR108)"),
     # master configs
     "image_unpinned": Row(("RR102",), "an image without a tag or on a moving tag (`latest`, `…-latest`, bare `nightly`, `dev-<branch>`)"),
     "yaml_duplicate_key": Row(("RR012",), "duplicate mapping keys are parse errors"),
