@@ -25,12 +25,12 @@ SHARED = ROOT / ".." / "shared" / "inferencex"
 # 57 of 173 with the engine-semantics rules (RR210–RR221, notes/engine-semantics.md); 66 of 173
 # with the script rules (RR401–RR417, notes/scripts.md); 69 of 173 with the changelog-fidelity rules
 # (RR015-RR022, RR104-RR107, RR252-RR256, RR102 moving tags) before main's script rules were merged
-# into them; 80 of 173 after that merge; 92 of 173 with RR418-RR421, RR023, trtllm-serve options files
+# into them; 80 of 173 after that merge; 94 of 173 with RR418-RR421, RR023, RR108, RR405 on launchers, trtllm-serve options files
 # read, points chosen at their highest concurrency, and reviewer lines re-anchored to the reviewed
 # commit (notes/real-reviews.md, "Session 3").
 # Each issue that adds rules (or maps a category to a rule in CATEGORY_RULES) raises it to the new
 # measured figure; it never goes down without a written reason.
-FLOOR = 0.53179190  # 92 / 173 (see above)
+FLOOR = 0.54335260  # 94 / 173 (see above)
 
 pytestmark = pytest.mark.shared
 
