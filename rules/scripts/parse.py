@@ -46,6 +46,8 @@ _CONTAINERS = {"program", "compound_statement", "subshell", "redirected_statemen
                "negated_command", "do_group", "if_statement", "elif_clause", "else_clause", "case_statement",
                "case_item", "while_statement", "for_statement", "c_style_for_statement", "function_definition"}
 _DECLARATIONS = {"export", "local", "declare", "typeset", "readonly"}
+# Loop statements (`until` parses as a while_statement).
+LOOPS = ("while_statement", "for_statement", "c_style_for_statement")
 
 
 def _parser() -> tree_sitter.Parser:
@@ -257,6 +259,19 @@ class Script:
         return None
 
 
+def in_loop(node: Node) -> bool:
+    """Whether `node` is inside a loop of its own function (or of the top level): a body that may
+    run again after the node."""
+    n = node.parent
+    while n is not None:
+        if n.type in LOOPS:
+            return True
+        if n.type == "function_definition":
+            return False
+        n = n.parent
+    return False
+
+
 def literal(node: Node | None) -> str | None:
     """The value of a word that holds no expansion (quotes removed, `\\x` escapes undone), else None."""
     if node is None:
@@ -329,7 +344,7 @@ class _Walker:
         if t == "case_statement":
             self._case(node, conds, fn)
             return
-        if t in ("while_statement", "for_statement", "c_style_for_statement"):
+        if t in LOOPS:
             self._loop(node, conds, fn)
             return
         if t == "list":

@@ -21,7 +21,7 @@ from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Problem, Severity
 from rules.scripts.facts import changed_scripts, touched
-from rules.scripts.parse import Script
+from rules.scripts.parse import Script, in_loop
 from rules.scripts.resolve import parsed
 
 CODE = "RR407"
@@ -31,17 +31,6 @@ _ENDPOINT = re.compile(r"/(?:health\w*|ready|readiness|v1/models|ping)\b")
 _FAIL = re.compile(r"^(?:--fail(?:-with-body|-early)?|-[a-zA-Z]*f[a-zA-Z]*)$")
 
 
-def _in_loop(node) -> bool:
-    n = node.parent
-    while n is not None:
-        if n.type in ("while_statement", "for_statement", "c_style_for_statement"):
-            return True
-        if n.type == "function_definition":
-            return False
-        n = n.parent
-    return False
-
-
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem]:
     for f in changed_scripts(ctx, ("scripts", "launchers")):
         script = parsed(ctx, f.path)
@@ -49,7 +38,7 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem]:
             continue
         lines = touched(ctx, f.path) or set()
         for c in script.commands_named("curl"):
-            if c.line not in lines or not _in_loop(c.node):
+            if c.line not in lines or not in_loop(c.node):
                 continue
             words = [a.text.decode("utf-8", "replace") for a in c.args]
             if not any(_ENDPOINT.search(w) for w in words):

@@ -39,13 +39,12 @@ from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Problem, Severity, Skipped
 from rules.scripts.facts import changed_scripts, touched
-from rules.scripts.parse import Script, line_of, script_at, text_of
+from rules.scripts.parse import Script, in_loop, line_of, script_at, text_of
 from rules.scripts.resolve import parsed, standalone
 
 CODE = "RR418"
 NAME = "value-never-read"
 SEVERITY = Severity.BLOCKING
-_LOOPS = ("for_statement", "c_style_for_statement", "while_statement", "until_statement")
 _DYNAMIC = re.compile(r"(?<![\w-])eval(?![\w-])|\$\{!|(?<![\w-])(?:declare|local|typeset)\s+-\w*n")
 _ALLEXPORT = re.compile(r"(?<![\w-])set\s+(?:-\w*a|-o\s+allexport)")
 
@@ -73,15 +72,6 @@ def _reads(script: Script) -> dict[str, list[int]]:
 def _exported(script: Script) -> set[str]:
     return {a.name for a in script.assignments if a.declaration == "export"
             or (a.declaration == "declare" and re.search(r"declare\s+-\w*x", a.text))}
-
-
-def _in_loop(node) -> bool:
-    p = node.parent
-    while p is not None:
-        if p.type in _LOOPS:
-            return True
-        p = p.parent
-    return False
 
 
 def _flag_for(name: str) -> str:
@@ -146,7 +136,7 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Skippe
             if not any(b < start for b in mine) or any(b >= end for b in mine):
                 continue
             later = [b for b in (x.node.start_byte for x in script.assignments if x.name == a.name) if b > start]
-            if later or _in_loop(a.node):
+            if later or in_loop(a.node):
                 continue
             if a.line not in lines and not (f.status in ("modified", "renamed")
                                             and _base_reads_after(ctx, f.base_path or f.path, a.name)):
