@@ -49,9 +49,15 @@ _DYNAMIC = re.compile(r"(?<![\w-])eval(?![\w-])|\$\{!|(?<![\w-])(?:declare|local
 _ALLEXPORT = re.compile(r"(?<![\w-])set\s+(?:-\w*a|-o\s+allexport)")
 
 
-def _reads(script: Script) -> dict[str, list[int]]:
+def _reads(ctx: ReviewContext, path: str, script: Script, side: str = "head") -> dict[str, list[int]]:
     """name → start bytes of every read: `$X`/`${X…}`, bare names in arithmetic and `[[ ]]`,
-    and literal words equal to a variable name (a name passed to a function or a test)."""
+    and literal words equal to a variable name (a name passed to a function or a test).
+    Walked once per file and side in a review (a library sourced by several scripts, a base
+    version asked about for several names)."""
+    return ctx.memo(("scripts", "names-read", path, side), lambda: _walk_reads(script))
+
+
+def _walk_reads(script: Script) -> dict[str, list[int]]:
     out: dict[str, list[int]] = {}
     stack = [script.root]
     while stack:
@@ -107,7 +113,7 @@ def _base_reads_after(ctx: ReviewContext, path: str, name: str) -> int:
     if not assigns:
         return 0
     last = max(a.node.end_byte for a in assigns)
-    return sum(1 for b in _reads(base).get(name, ()) if b > last)
+    return sum(1 for b in _reads(ctx, path, base, "base").get(name, ()) if b > last)
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Skipped]:
@@ -121,7 +127,7 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Skippe
         lines = touched(ctx, f.path)
         if lines is None:
             continue
-        reads = _reads(script)
+        reads = _reads(ctx, f.path, script)
         exported = _exported(script)
         in_functions = {r.name for r in script.references if r.function is not None}
         candidates = [a for a in script.assignments
@@ -186,5 +192,5 @@ def _library_reads(ctx: ReviewContext, path: str) -> set[str] | None:
         lib = parsed(ctx, ev.target)
         if not isinstance(lib, Script):
             return None
-        names |= set(_reads(lib))
+        names |= set(_reads(ctx, ev.target, lib))
     return names
