@@ -328,9 +328,6 @@ def _heredoc_literal(text: str) -> str:
     return re.sub(r"\\([$`\\])", r"\1", text.replace("\\\n", ""))
 
 
-_NO_FILE = WrittenFile("", "", (), "")
-
-
 @dataclass
 class _Seg:
     text: str | None  # None: unknown
@@ -555,6 +552,8 @@ class Interpreter:
             return
         strip_tabs = any(not c.is_named and text_of(c) == "<<-" for c in heredoc.children)
         quoted = bool(re.search(r"[\'\"\\]", text_of(start)))
+        old = self.result.written.get(target)
+        first_ph = len(old.unknowns) if old is not None else 0  # placeholders stay unique across appends
         unknowns: dict[str, str] = {}
         raw = body_node.text or b""
         base = body_node.start_byte
@@ -568,7 +567,7 @@ class Interpreter:
                 out.append(_heredoc_literal(raw[pos:c.start_byte - base].decode("utf-8", "replace")))
                 value = self._join(self._segs(c, path, quoted=True))
                 if isinstance(value, Unknown):
-                    ph = PLACEHOLDER.format(len(unknowns) + len(self.result.written.get(target, _NO_FILE).unknowns))
+                    ph = PLACEHOLDER.format(first_ph + len(unknowns))
                     unknowns[ph] = text_of(c)
                     value = ph
                 out.append(value)
@@ -580,7 +579,6 @@ class Interpreter:
         first = line_of(body_node)
         lines = tuple(first + i for i in range(text.count("\n") + (0 if text.endswith("\n") else 1)))
         guarded = self._guard() is not None or listed
-        old = self.result.written.get(target)
         if op == ">>" and old is not None:
             self.result.written[target] = WrittenFile(target, old.text + text, old.lines + lines, path,
                                                       {**old.unknowns, **unknowns}, old.guarded or guarded)
