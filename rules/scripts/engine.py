@@ -85,7 +85,7 @@ class CommandSource:
     def __post_init__(self) -> None:
         self._flags = self.command.flags()
         if self.engine == "trtllm":
-            self.options = options_file(self.command)
+            self.options = options_file(self.command, self._flags)
             if self.options is not None and self.options.tree is not None:
                 self.args = self.options.tree
 
@@ -142,15 +142,17 @@ class OptionsFile:
     unknowns: Mapping[str, str] = field(default_factory=dict)
 
 
-def options_file(command: EngineCommand) -> OptionsFile | None:
+def options_file(command: EngineCommand, flags: dict[str, list[Arg | None]] | None = None) -> OptionsFile | None:
     """The options file of a `trtllm-serve` command, read from the here-documents the script wrote
     before the launch (`cat > $F <<EOF … EOF`, later `>>` appends included). None when the command
     names none; a `tree` of None with the reason when the file is not one the script writes, was
-    written under a condition the interpretation does not know, or is not a YAML mapping."""
+    written under a condition the interpretation does not know, or is not a YAML mapping.
+    `flags`: the command's `flags()` when the caller has them already."""
     word = next((w for n in TRT_OPTION_FILES if (w := command.has_flag(n)) is not None), None)
     if word is None:
         return None
-    vals = command.flags().get("--" + word.text.split("=", 1)[0].lstrip("-").replace("_", "-")) or []
+    flags = command.flags() if flags is None else flags
+    vals = flags.get("--" + word.text.split("=", 1)[0].lstrip("-").replace("_", "-")) or []
     target = vals[-1].text if vals and vals[-1] is not None else None
     if target is None:
         return OptionsFile(word, "?", None, "its path is not known")
