@@ -19,10 +19,12 @@ import sys
 import sysconfig
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+
+from rules.comments import touched_lines
 
 TIMEOUT_S = 10.0
 WORKERS = 4
@@ -142,8 +144,6 @@ def review_outcomes(ctx, paths: list[str], timeout: float = TIMEOUT_S,
     `max_files` scripts are checked, those with the most added lines first (a bulk move of 60
     scripts would take tens of seconds); the others get an error saying so (a Skipped check)."""
     def compute() -> dict[str, Outcome]:
-        from rules.comments import touched_lines
-
         def added(p: str) -> int:
             f = ctx.changeset.file(p)
             lines = touched_lines(f) if f is not None else None
@@ -159,3 +159,27 @@ def review_outcomes(ctx, paths: list[str], timeout: float = TIMEOUT_S,
         return out
 
     return ctx.memo(("scripts", "shellcheck", tuple(paths), timeout, tuple(sorted(include)), max_files), compute)
+
+
+def added_line_comments(ctx, files: list[str], codes: Iterable[int], timeout: float,
+                        max_files: int) -> Iterator[tuple[str, str | None, list[Comment]]]:
+    """For each of `files`, what a ShellCheck rule reports: (path, why ShellCheck did not run,
+    None when it did, and its comments of `codes` on lines the PR adds, one per line and code).
+    Both rules ask with the union of the curated codes, so ShellCheck runs once per script."""
+    include = tuple(sorted(set(ERROR_CODES) | set(WARNING_CODES) | set(codes)))
+    outcomes = review_outcomes(ctx, files, timeout, include, max_files)
+    wanted = set(codes)
+    for path in files:
+        out = outcomes[path]
+        if out.error is not None:
+            yield path, out.error, []
+            continue
+        f = ctx.changeset.file(path)
+        lines = (touched_lines(f) if f is not None else None) or set()
+        seen: set[tuple[int, int]] = set()
+        picked = []
+        for c in out.comments:
+            if c.code in wanted and c.line in lines and (c.line, c.code) not in seen:
+                seen.add((c.line, c.code))
+                picked.append(c)
+        yield path, None, picked

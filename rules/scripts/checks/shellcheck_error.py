@@ -31,9 +31,9 @@ from pydantic import Field
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Problem, Severity, Skipped
-from rules.scripts.facts import changed_scripts, touched
+from rules.scripts.facts import changed_scripts
 from rules.scripts.parse import decode_script
-from rules.scripts.shellcheck import ERROR_CODES, WARNING_CODES, review_outcomes
+from rules.scripts.shellcheck import ERROR_CODES, added_line_comments
 
 CODE = "RR414"
 NAME = "shellcheck-error"
@@ -57,20 +57,11 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Skipped]:
             files.append(f.path)
     if not files:
         return
-    include = tuple(sorted(set(ERROR_CODES) | set(WARNING_CODES) | set(options.codes)))
-    outcomes = review_outcomes(ctx, files, options.timeout_s, include, options.max_files)
-    wanted = set(options.codes)
-    for path in files:
-        out = outcomes[path]
-        if out.error is not None:
-            yield Skipped(f"{path}: {out.error}; ShellCheck errors not checked", path=path)
+    for path, error, comments in added_line_comments(ctx, files, options.codes, options.timeout_s, options.max_files):
+        if error is not None:
+            yield Skipped(f"{path}: {error}; ShellCheck errors not checked", path=path)
             continue
-        lines = touched(ctx, path) or set()
-        seen = set()
-        for c in out.comments:
-            if c.code not in wanted or c.line not in lines or (c.line, c.code) in seen:
-                continue
-            seen.add((c.line, c.code))
+        for c in comments:
             yield Problem(path, c.line, f"ShellCheck {c.name}: {c.message}",
                           end_line=c.end_line if c.end_line != c.line else None,
                           evidence=(f"https://www.shellcheck.net/wiki/{c.name}",))

@@ -31,9 +31,9 @@ from pydantic import Field
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.scripts.facts import changed_scripts, touched
+from rules.scripts.facts import changed_scripts
 from rules.scripts.parse import decode_script
-from rules.scripts.shellcheck import ERROR_CODES, WARNING_CODES, review_outcomes
+from rules.scripts.shellcheck import WARNING_CODES, added_line_comments
 
 CODE = "RR415"
 NAME = "shellcheck-warning"
@@ -52,24 +52,13 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
              if decode_script(f.head)[0] is not None and ctx.changeset.mode(f.path) != "120000"]
     if not files:
         return
-    include = tuple(sorted(set(ERROR_CODES) | set(WARNING_CODES) | set(options.codes)))
-    outcomes = review_outcomes(ctx, files, options.timeout_s, include, options.max_files)
-    wanted = set(options.codes)
-    for path in files:
-        out = outcomes[path]
-        if out.error is not None:
-            yield Skipped(f"{path}: {out.error}; ShellCheck warnings not checked", path=path)
+    for path, error, comments in added_line_comments(ctx, files, options.codes, options.timeout_s, options.max_files):
+        if error is not None:
+            yield Skipped(f"{path}: {error}; ShellCheck warnings not checked", path=path)
             continue
-        lines = touched(ctx, path) or set()
-        seen = set()
-        n = 0
-        for c in out.comments:
-            if c.code not in wanted or c.line not in lines or (c.line, c.code) in seen:
-                continue
-            seen.add((c.line, c.code))
-            n += 1
+        for c in comments:
             yield Problem(path, c.line, f"ShellCheck {c.name}: {c.message}",
                           evidence=(f"https://www.shellcheck.net/wiki/{c.name}",))
-        if not n:
-            yield Passed(f"{path}: ShellCheck reports none of {len(wanted)} curated warning codes on added lines",
-                         path=path)
+        if not comments:
+            yield Passed(f"{path}: ShellCheck reports none of {len(set(options.codes))} curated warning codes on "
+                         "added lines", path=path)
