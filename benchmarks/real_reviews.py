@@ -795,7 +795,7 @@ def print_report(rep: dict, examples: int = 3, out=sys.stdout) -> None:
     for r in rep["findings"]:
         if r["in_scope"] and r["strict"]["result"] in ("missed", "partial"):
             missed[r["category"]].append(r)
-    p(f"\nmissed findings by category (strict; partial marked with ~ and the codes that came close):")
+    p("\nmissed findings by category (strict; partial marked with ~ and the codes that came close):")
     for cat in sorted(missed, key=lambda c: (-len(missed[c]), c)):
         p(f"  {cat} ({len(missed[cat])})")
         for r in missed[cat]:

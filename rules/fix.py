@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from rules.changelog.analysis import changelog_diffs
 from rules.changelog.fix import fix_changelog, history_repo, raw_change_error
-from rules.changeset import ChangeSet, FileChange
+from rules.changeset import ChangeSet
 from rules.config import EngineConfig
 from rules.context import ReviewContext
 from rules.engine import Report, run

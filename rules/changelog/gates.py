@@ -192,7 +192,7 @@ def gate_note(report: GateReport | None, pr_run: tuple[str, ...] = (), merge: tu
         tail = " and by the merge path at merge" if mg else ""
         return GateNote(f"Rejected by {GATE_NAMES[PR_RUN]} on this push{tail}.", ev, PR_RUN)
     if mg:
-        return GateNote(f"The PR-run check passes this; the merge path rejects it at merge.", ev, MERGE)
+        return GateNote("The PR-run check passes this; the merge path rejects it at merge.", ev, MERGE)
     if not report.merge_exists and merge:
         return GateNote(f"The PR-run check passes this and {report.conventions.label} had no merge-path check; "
                         f"only {contract} forbids it.", ev)

@@ -20,7 +20,7 @@ from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Problem, Severity
 from rules.scripts.facts import changed_scripts, touched
-from rules.scripts.parse import Script, literal, line_of
+from rules.scripts.parse import Script, line_of
 from rules.scripts.resolve import parsed
 
 CODE = "RR408"

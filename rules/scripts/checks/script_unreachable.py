@@ -71,5 +71,5 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                       f"no key runs `{name}`: key `{r.point.key}` on runner `{r.point.node}` runs "
                       f"`{posixpath.basename(r.script or '')}` instead",
                       evidence=(f"{r.chain()} (launcher line {r.script_line})",
-                                f"keys meant for this script (model, precision, SKU, spec-decoding): "
+                                "keys meant for this script (model, precision, SKU, spec-decoding): "
                                 + ", ".join(f"`{k}`" for k in others[:5])))

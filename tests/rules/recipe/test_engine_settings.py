@@ -4,15 +4,12 @@ from pathlib import Path
 
 import pytest
 
-from rules.changeset import ChangeSet
-from rules.context import ReviewContext
 from rules.document import parse_yaml
-from rules.engine import run
 from rules.recipe import engine_defaults as d
 from rules.recipe.engine_settings import benchmark_points, demand, npmd
 from rules.recipe.points import points
 from rules.registry import ALL_RULES
-from tests.rules.recipe_helpers import MN_PATH, NV_MASTER, mc_row, review, srt
+from tests.rules.recipe_helpers import MN_PATH, NV_MASTER, review, srt
 
 RULES = [r for r in ALL_RULES if "RR201" <= r.CODE <= "RR249"]
 

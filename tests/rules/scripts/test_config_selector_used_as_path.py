@@ -52,7 +52,7 @@ def test_a_selector_value_the_pr_writes_is_blamed_on_its_master_line():
     r = run(repo({CFG: ("modified", new, old)}, extra={LAUNCHER: launcher()}), rules=[rule])
     (f,) = r.findings
     assert f.blocking and f.path == CFG and new.split("\n")[f.line - 1].strip() == f'- "CONFIG_FILE={SEL}"'
-    assert f"`runners/launch_b200-nb.sh:3` passes `$CONFIG_FILE` to `sed` as a path" in f.message
+    assert "`runners/launch_b200-nb.sh:3` passes `$CONFIG_FILE` to `sed` as a path" in f.message
 
 
 def test_a_launcher_edit_is_reported_on_the_launch_and_stripping_passes():

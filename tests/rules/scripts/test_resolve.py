@@ -53,7 +53,6 @@ def test_shared_launcher_change_resolves_keys_through_it_up_to_the_cap():
     keys = [key(f"k{i}-fp8-b200-sglang", model=f"k{i}") for i in range(5)]
     cs = repo({"runners/launch_b200-nb.sh": ("modified", open_launcher() + "# tweak\n", open_launcher())},
               extra={CFG: master(*keys)})
-    from dataclasses import replace
     cfg = EngineConfig()
     cfg.repo = cfg.repo.model_copy(update={"scripts": cfg.repo.scripts.model_copy(update={"max_keys": 3})})
     ctx = ReviewContext(cs, cfg)
