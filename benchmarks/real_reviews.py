@@ -701,9 +701,10 @@ def evaluate(bundle: Path | None = None, repo: Path | None = None, findings_path
                 f = chosen[r["index"]]
                 item["at_pr_head"] = (f.get("pr_head"), norm_path(f.get("path"))) in absent_heads
             not_eval.append(item)
-    beyond = [{"index": r["index"], "pr": r["pr"], "path": r["path"], "line": r["line"], "category": r["category"],
-               "reason": r["strict"]["reason"], "strict": r["strict"]["result"]}
-              for r in rows if r["in_scope"] and r["strict"].get("reason", "").startswith("anchor:")]  # moved or dropped
+    # reviewer lines moved to the reviewed commit, or dropped past its end
+    anchors = [{"index": r["index"], "pr": r["pr"], "path": r["path"], "line": r["line"], "category": r["category"],
+                "reason": r["strict"]["reason"], "strict": r["strict"]["result"]}
+               for r in rows if r["in_scope"] and r["strict"].get("reason", "").startswith("anchor:")]
     unknown = table_problems(table, registered, planned=())
     return {
         "meta": {"findings_file": findings_path.name, "bundle": bundle.name, "base": BASE, "window": WINDOW,
@@ -719,7 +720,7 @@ def evaluate(bundle: Path | None = None, repo: Path | None = None, findings_path
         **figures,
         "findings": rows,
         "not_evaluable": not_eval,
-        "anchors": beyond,
+        "anchors": anchors,
         "reproducible": {"overall": reproducible(rows), "families": by_family(rows),
                          "per_category": {k: reproducible([r for r in rows if r["category"] == k])
                                           for k in sorted({r["category"] for r in rows})},
