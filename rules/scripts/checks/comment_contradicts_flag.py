@@ -64,21 +64,16 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem]:
             eng = r.engine
             if eng is None or eng.path != f.path:
                 continue
-            words = list(eng.argv)
-            for i, w in enumerate(words):
-                t = w.text
-                if not t or not t.startswith("--"):
+            label = f"`{r.point.key}` at conc {r.point.values.get('conc')}"
+            for flag, vals in eng.flags().items():  # the value the engine gets: the last one
+                value, word = (vals[-1] if vals else None), eng.has_flag(flag)
+                if value is None or word is None or _number(value.text) is None:
                     continue
-                name, eq, val = t.partition("=")
-                nxt = None if eq else (words[i + 1] if i + 1 < len(words) else None)
-                value = val if eq else (nxt.text if nxt is not None else None)
-                edited = w.line in lines or (nxt is not None and nxt.path == f.path and nxt.line in lines)
-                if not edited or _number(value) is None:
+                from_edit = value.path == f.path and value.line in lines
+                if word.line not in lines and not from_edit:
                     continue
-                label = f"`{r.point.key}` at conc {r.point.values.get('conc')}"
                 # where the new value is written: the assignment it comes from, else the flag's line
-                at = nxt.line if nxt is not None and nxt.path == f.path and nxt.line in lines else w.line
-                values.setdefault(name[2:].replace("_", "-"), []).append((label, value, at))
+                values.setdefault(flag[2:], []).append((label, value.text, value.line if from_edit else word.line))
         if not values:
             continue
         seen: set[tuple[int, str]] = set()
