@@ -20,6 +20,9 @@ def as_text(report: Report, config_errors: list[str] = ()) -> str:
             out.append(f"    fix: {f.fix}")
         for e in f.evidence:
             out.append(f"    evidence: {e}")
+    if report.in_base:
+        out.append("already in the base (lines this PR does not touch; not counted):")
+        out.extend(f"  - {f.path}:{f.line or ''} {f.code} {f.name}: {f.message}" for f in report.in_base)
     passed = [c for c in report.checks if c.status == "passed"]
     other = [c for c in report.checks if c.status != "passed"]
     if passed:

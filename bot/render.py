@@ -248,6 +248,17 @@ def _ignored_section(view: View) -> list[str]:
     return out
 
 
+def _in_base_section(found: list[Finding]) -> list[str]:
+    """Problems on lines this PR does not touch: named, not counted against the PR."""
+    if not found:
+        return []
+    out = ["", f"### Already in the base ({_plural(len(found), 'problem')}, not counted)", "",
+           "<details><summary>On lines this PR does not touch</summary>", ""]
+    out += [f"- {'🔴' if f.blocking else '🟡'} `{f.code}` {f.name} at {_where(f)}: {_one_line(f.message)}"
+            for f in found]
+    return out + ["", "</details>"]
+
+
 def _checks_section(checks: list[Check]) -> list[str]:
     out = []
     passed = [c for c in checks if c.status == "passed"]
@@ -303,6 +314,7 @@ def report_markdown(report: Report, head_sha: str, view: View | None = None,
     else:
         lines += ["", "No findings." if not view.ignored else "No findings counted."]
     lines += _ignored_section(view)
+    lines += _in_base_section(report.in_base)
     lines += _checks_section(report.checks)
     return "\n".join(lines)
 

@@ -12,6 +12,8 @@ from rules.comments import clear_caches as _clear_comment_caches
 from rules.document import clear_caches as _clear_document_caches
 from rules.finding import Check, Finding, Passed, Problem, Severity, Skipped
 from rules.registry import ALL_RULES
+from rules.scope import any_touched
+from rules.written import proof_line
 
 log = logging.getLogger(__name__)
 
@@ -25,6 +27,8 @@ class Report:
 
     findings: list[Finding] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)
+    # Problems on lines the PR does not touch (`rules.scope`): already in the base, not this PR's.
+    in_base: list[Finding] = field(default_factory=list)
 
     @property
     def blocking(self) -> list[Finding]:
@@ -35,10 +39,13 @@ class Report:
         return [f for f in self.findings if not f.blocking]
 
     def to_dict(self) -> dict:
-        return {
+        out = {
             "findings": [f.to_dict() for f in self.findings],
             "checks": [c.to_dict() for c in self.checks],
         }
+        if self.in_base:
+            out["in_base"] = [f.to_dict() for f in self.in_base]
+        return out
 
 
 _SECTION = re.compile(r"^## (.+?)\s*$", re.M)
@@ -67,6 +74,7 @@ def run(changeset: ChangeSet, config: EngineConfig | None = None, rules=None,
     config = config or EngineConfig()
     ctx = ctx or ReviewContext(changeset, config)
     report = Report()
+    causes: dict[int, tuple] = {}  # id(finding) → the problem's own span and its causes
     for rule in rules if rules is not None else ALL_RULES:
         rc = config.rule_config(rule.CODE, rule.NAME)
         if not rc.enabled:
@@ -76,14 +84,19 @@ def run(changeset: ChangeSet, config: EngineConfig | None = None, rules=None,
         why = _first_paragraph(sections.get("Why it matters", ""))
         fix = _first_paragraph(sections.get("Fix", ""))
         options = config.options_for(rule)
+        # A blocking finding says what proves it (rules/written.py); a demoted one does not.
+        proof = proof_line(getattr(rule, "PROOF", None)) if Severity(severity) is Severity.BLOCKING else None
         try:
             for item in rule.check(ctx, options):
                 if isinstance(item, Problem):
-                    report.findings.append(Finding(
+                    found = Finding(
                         path=item.path, line=item.line or 0, code=rule.CODE, name=rule.NAME,
                         severity=Severity(severity), message=item.message, why=why,
                         fix=item.fix or fix, end_line=item.end_line, suggestion=item.suggestion,
-                        evidence=tuple(item.evidence)))
+                        evidence=tuple(item.evidence) + ((proof,) if proof else ()))
+                    report.findings.append(found)
+                    causes[id(found)] = ((item.path, item.line, item.end_line),
+                                         *((p, ln, ln) for p, ln in item.cause))
                 elif isinstance(item, Passed):
                     report.checks.append(Check(item.name or rule.NAME, "passed", item.detail,
                                                rule.CODE, item.path, item.line))
@@ -100,13 +113,21 @@ def run(changeset: ChangeSet, config: EngineConfig | None = None, rules=None,
             report.checks.append(Check(rule.NAME, "error", f"{type(err).__name__}: {err}", rule.CODE))
     _clear_document_caches()
     _clear_comment_caches()
-    # Deduplicate (same fingerprint and line) and sort by file, line, code.
+    # Deduplicate (same fingerprint and line) and sort by file, line, code; a problem on lines the
+    # PR does not touch is already in the base (rules/scope.py), not one of this PR's findings.
     seen = set()
-    unique = []
+    unique, in_base = [], []
+    memo: dict = {}
     for f in sorted(report.findings):
         key = (f.fingerprint, f.line)
-        if key not in seen:
-            seen.add(key)
+        if key in seen:
+            continue
+        seen.add(key)
+        places = causes.get(id(f))
+        if f.code != CRASH_CODE and places and not any_touched(changeset, places, memo):
+            in_base.append(f)
+        else:
             unique.append(f)
     report.findings = unique
+    report.in_base = in_base
     return report

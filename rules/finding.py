@@ -19,7 +19,10 @@ class Problem:
 
     `fix` overrides the rule docstring's generic fix with a computed one; `suggestion` is the exact
     replacement text for lines `line..end_line` of the head file (a GitHub suggestion block);
-    `evidence` lists the facts that led to the finding ("why this was flagged").
+    `evidence` lists the facts that led to the finding ("why this was flagged"). `cause` names
+    other places (path, line) whose change by the PR makes the problem, when the finding sits
+    elsewhere (a flag line that ignores an assignment the PR wrote): the runner reports a problem
+    as this PR's only when the PR touches its own lines or one of these (`rules.scope`).
     """
 
     path: str
@@ -29,6 +32,7 @@ class Problem:
     fix: str | None = None
     suggestion: str | None = None
     evidence: tuple[str, ...] = ()
+    cause: tuple[tuple[str, int | None], ...] = ()
 
 
 @dataclass(frozen=True)

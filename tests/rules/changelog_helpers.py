@@ -67,8 +67,10 @@ def append(text: str, new: str = NEW) -> str:
 
 
 def patch_of(base: str, head: str) -> str:
+    """GitHub's patch of base → head: hunks only, with git's marker after a line that has no newline."""
     lines = list(difflib.unified_diff(base.splitlines(keepends=True), head.splitlines(keepends=True), n=3))
-    return "".join(lines[2:]).rstrip("\n")
+    return "".join(ln if ln.endswith("\n") else ln + "\n\\ No newline at end of file\n"
+                   for ln in lines[2:]).rstrip("\n")
 
 
 def line_of(text: str, needle: str) -> int:

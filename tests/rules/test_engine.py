@@ -21,7 +21,7 @@ def fake_rule(code="RR990", name="thing-broken", severity=Severity.BLOCKING, pro
                                  __name__=f"rules.checks.{name.replace('-', '_')}", Options=RuleOptions)
 
 
-CS = ChangeSet(files=(FileChange("a.yaml", "added", head=b"a: 1\n"),))
+CS = ChangeSet(files=(FileChange("a.yaml", "added", head=b"a: 1\n"), FileChange("b.yaml", "added", head=b"b: 1\n")))
 
 
 def test_engine_stamps_identity_why_and_fix():

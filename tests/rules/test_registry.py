@@ -10,6 +10,7 @@ from rules.config import RuleOptions
 from rules.engine import doc_sections
 from rules.finding import Severity
 from rules.registry import ALL_RULES, by_code
+from rules.written import proof_problem
 
 ROOT = Path(rules.__file__).parent
 # Every rule module of every domain: rules/<domain>/checks/<name>.py.
@@ -50,6 +51,26 @@ def test_rule_contract(rule):
 def test_rule_has_tests(rule):
     _, domain, _, module = rule.__name__.split(".")
     assert (TESTS / domain / f"test_{module}.py").exists(), f"tests/rules/{domain}/test_{module}.py is missing"
+
+
+@pytest.mark.parametrize("rule", ALL_RULES, ids=lambda r: r.CODE)
+def test_a_blocking_rule_declares_its_proof(rule):
+    """The rule of proof (notes/proof.md): blocking only with a gate, the engine or a written rule behind it."""
+    proof = getattr(rule, "PROOF", None)
+    if rule.SEVERITY is Severity.BLOCKING:
+        assert proof is not None, f"{rule.CODE} is blocking but declares no PROOF"
+        assert proof_problem(proof) is None, proof_problem(proof)
+    else:
+        assert proof is None, f"{rule.CODE} is a nit: a PROOF would claim more than it reports"
+
+
+@pytest.mark.parametrize("proof,ok", [
+    ("gate", True), ("engine", True), ("written:A2", True), ("written:F4", True),
+    ("written:A15", False),  # a nit of the repository cannot make a finding blocking
+    ("written:Z1", False), ("written:A99", False), ("sibling-majority", False), ("", False), (3, False),
+])
+def test_proof_values(proof, ok):
+    assert (proof_problem(proof) is None) is ok
 
 
 def test_codes_and_names_unique():

@@ -37,6 +37,7 @@ from rules.master.analysis import changed_keys, key_pattern, only_removes_rows
 CODE = "RR011"
 NAME = "changed-config-not-selected"
 SEVERITY = Severity.BLOCKING
+PROOF = "written:A14"
 PLURAL = "changed keys are selected by no new entry"  # the App's grouped comment: "38 changed keys …"
 MAX_LISTED = 8
 

@@ -33,6 +33,7 @@ from rules.finding import Passed, Problem, Severity, Skipped
 CODE = "RR014"
 NAME = "changelog-append-only-mixed"
 SEVERITY = Severity.BLOCKING
+PROOF = "gate"
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:

@@ -30,6 +30,7 @@ from rules.finding import Passed, Problem, Severity, Skipped
 CODE = "RR015"
 NAME = "changelog-base-unterminated"
 SEVERITY = Severity.BLOCKING
+PROOF = "gate"
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:

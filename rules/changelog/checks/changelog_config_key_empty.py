@@ -32,6 +32,7 @@ from rules.finding import Passed, Problem, Severity, Skipped
 CODE = "RR018"
 NAME = "changelog-config-key-empty"
 SEVERITY = Severity.BLOCKING
+PROOF = "gate"
 
 
 def _item_line(e: Entry, index: int) -> int:

@@ -32,6 +32,7 @@ from rules.master.analysis import close_keys, master_files, master_keys, match_k
 CODE = "RR008"
 NAME = "changelog-config-key-unknown"
 SEVERITY = Severity.BLOCKING
+PROOF = "gate"
 LIST_ITEM = re.compile(r"^\s*-\s+(.*?)\s*$")
 
 

@@ -36,6 +36,7 @@ from rules.finding import Passed, Problem, Severity, Skipped
 CODE = "RR003"
 NAME = "changelog-entry-invalid"
 SEVERITY = Severity.BLOCKING
+PROOF = "gate"
 
 SCENARIO_TYPES = ("fixed-seq-len", "agentic-coding")
 EVAL_OPTIONS = ("evals-only", "all-evals", "eval-min-prefill-ep")

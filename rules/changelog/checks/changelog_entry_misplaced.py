@@ -32,6 +32,7 @@ from rules.finding import Passed, Problem, Severity, Skipped
 CODE = "RR001"
 NAME = "changelog-entry-misplaced"
 SEVERITY = Severity.BLOCKING
+PROOF = "written:A2"
 MAX_NAMED = 8
 
 

@@ -38,6 +38,7 @@ from rules.master.schema import validate_key
 CODE = "RR022"
 NAME = "changelog-entry-selects-no-jobs"
 SEVERITY = Severity.BLOCKING
+PROOF = "engine"
 MAX_SHOWN = 6
 
 

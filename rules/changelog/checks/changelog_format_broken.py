@@ -30,6 +30,7 @@ from rules.finding import Passed, Problem, Severity, Skipped
 CODE = "RR006"
 NAME = "changelog-format-broken"
 SEVERITY = Severity.BLOCKING
+PROOF = "written:A6"
 
 _BAD_BYTES = ((b"\r", "a carriage return (CR)"), (b"\t", "a tab"), (b"\0", "a NUL byte"))
 _END_WINDOW = 4096

@@ -31,6 +31,7 @@ from rules.finding import Passed, Problem, Severity, Skipped
 CODE = "RR002"
 NAME = "changelog-history-changed"
 SEVERITY = Severity.BLOCKING
+PROOF = "written:A3"
 
 _RAW = ("raw-prefix", "no-change", "corrections-raw")
 _LOCAL = ("edited", "tail", "separator", "header")

@@ -34,6 +34,7 @@ from rules.finding import Passed, Problem, Severity, Skipped
 CODE = "RR004"
 NAME = "changelog-pr-link-wrong"
 SEVERITY = Severity.BLOCKING
+PROOF = "written:A11"
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:

@@ -33,6 +33,7 @@ from rules.finding import Passed, Problem, Severity, Skipped
 CODE = "RR007"
 NAME = "changelog-separator-irregular"
 SEVERITY = Severity.BLOCKING
+PROOF = "written:A5"
 
 
 def _describe(lines: tuple[str, ...]) -> str:

@@ -19,7 +19,7 @@ from rules.finding import Passed, Problem, Severity
 
 CODE = "RR255"
 NAME = "changelog-runner-unknown"
-SEVERITY = Severity.BLOCKING
+SEVERITY = Severity.NIT
 KIND = "runner"
 
 

@@ -20,7 +20,7 @@ from rules.finding import Passed, Problem, Severity
 
 CODE = "RR253"
 NAME = "changelog-search-space-claim-wrong"
-SEVERITY = Severity.BLOCKING
+SEVERITY = Severity.NIT
 KIND = "search-space"
 
 

@@ -22,7 +22,7 @@ from rules.finding import Passed, Problem, Severity
 
 CODE = "RR252"
 NAME = "changelog-version-claim-wrong"
-SEVERITY = Severity.BLOCKING
+SEVERITY = Severity.NIT
 KIND = "version"
 
 

@@ -32,7 +32,7 @@ from rules.finding import Passed, Problem, Severity, Skipped
 
 CODE = "RR251"
 NAME = "numeric-claim-disagrees-with-value"
-SEVERITY = Severity.BLOCKING
+SEVERITY = Severity.NIT
 
 
 class Options(RuleOptions):

@@ -30,7 +30,7 @@ from rules.finding import Passed, Problem, Severity, Skipped
 
 CODE = "RR250"
 NAME = "numeric-claim-false"
-SEVERITY = Severity.BLOCKING
+SEVERITY = Severity.NIT
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:

@@ -27,6 +27,7 @@ from rules.finding import Passed, Problem, Severity
 CODE = "RR012"
 NAME = "yaml-invalid"
 SEVERITY = Severity.BLOCKING
+PROOF = "gate"
 YAML_SUFFIXES = (".yaml", ".yml")
 
 

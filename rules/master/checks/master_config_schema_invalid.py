@@ -39,6 +39,7 @@ from rules.master.schema import key_line
 CODE = "RR104"
 NAME = "master-config-schema-invalid"
 SEVERITY = Severity.BLOCKING
+PROOF = "gate"
 MAX_PER_KEY = 3
 MAX_KEYS = 50  # keys reported one by one; the rest in one summary finding
 GATE = ("Rejected by the PR-run `check-changelog` (its `load_config_files` validates every master config) on any "

@@ -34,6 +34,7 @@ from rules.master.matrix import expand_key, runners_config, schema_failures
 CODE = "RR105"
 NAME = "master-config-sweep-generation-fails"
 SEVERITY = Severity.BLOCKING
+PROOF = "gate"
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed]:

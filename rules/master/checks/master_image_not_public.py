@@ -34,6 +34,7 @@ from rules.master.analysis import DOCKER_HUB, parse_image, touched_rows
 CODE = "RR101"
 NAME = "master-image-not-public"
 SEVERITY = Severity.BLOCKING
+PROOF = "written:C5"
 LOCAL_SUFFIXES = (".sqsh", ".squashfs", ".sif", ".tar", ".tar.gz")
 LOCAL_PREFIXES = ("/", ".", "~", "file:", "\\")
 

@@ -24,7 +24,7 @@ from rules.master.analysis import touched_rows
 
 CODE = "RR103"
 NAME = "master-key-prefix-mismatch"
-SEVERITY = Severity.BLOCKING
+SEVERITY = Severity.NIT
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:

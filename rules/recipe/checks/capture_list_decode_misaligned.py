@@ -36,7 +36,7 @@ from rules.recipe.points import Capture, Once, anchor, captures, changed_recipes
 
 CODE = "RR203"
 NAME = "capture-list-decode-misaligned"
-SEVERITY = Severity.BLOCKING
+SEVERITY = Severity.NIT
 
 
 def classify(cap: Capture) -> tuple[str, list[int]]:

@@ -32,6 +32,7 @@ from rules.recipe.points import DECODE_ONLY_MODES, PREFILL_MODES, Once, anchor, 
 CODE = "RR202"
 NAME = "capture-list-end-mismatch"
 SEVERITY = Severity.BLOCKING
+PROOF = "engine"
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed]:

@@ -25,6 +25,7 @@ from rules.recipe.points import Once, anchor, captures, changed_recipes, points_
 CODE = "RR201"
 NAME = "capture-list-malformed"
 SEVERITY = Severity.BLOCKING
+PROOF = "engine"
 _LIST_IN_LINE = re.compile(r'("cudagraph_capture_sizes"\s*:\s*)\[[^\]]*\]')
 
 

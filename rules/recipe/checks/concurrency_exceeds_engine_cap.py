@@ -46,6 +46,7 @@ from rules.recipe.points import Once, anchor, points_note
 CODE = "RR210"
 NAME = "concurrency-exceeds-engine-cap"
 SEVERITY = Severity.BLOCKING
+PROOF = "engine"
 
 
 class Options(RuleOptions):

@@ -36,6 +36,7 @@ from rules.recipe.points import Once, points_note
 CODE = "RR215"
 NAME = "dp-attention-not-passed"
 SEVERITY = Severity.BLOCKING
+PROOF = "engine"
 FLAG = {"sglang": "enable-dp-attention: true", "trtllm": "enable_attention_dp: true",
         "vllm": "data-parallel-size above 1"}
 

@@ -51,6 +51,7 @@ from rules.recipe.points import anchor, as_int
 CODE = "RR206"
 NAME = "dram-budget-mismatch"
 SEVERITY = Severity.BLOCKING
+PROOF = "written:E16"
 
 
 class Options(RuleOptions):

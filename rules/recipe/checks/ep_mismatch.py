@@ -37,6 +37,7 @@ from rules.recipe.points import Once, as_int, points_note
 CODE = "RR216"
 NAME = "ep-mismatch"
 SEVERITY = Severity.BLOCKING
+PROOF = "engine"
 
 
 def engine_ep(es) -> tuple[int, str, int | None]:

@@ -33,6 +33,7 @@ from rules.recipe.points import Once, anchor, as_int, changed_recipes, paralleli
 CODE = "RR207"
 NAME = "gpus-per-role-mismatch"
 SEVERITY = Severity.BLOCKING
+PROOF = "written:E14"
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed]:

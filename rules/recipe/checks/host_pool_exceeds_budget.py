@@ -50,6 +50,7 @@ from rules.recipe.points import Once, anchor, as_int, points_note
 CODE = "RR219"
 NAME = "host-pool-exceeds-budget"
 SEVERITY = Severity.BLOCKING
+PROOF = "written:E19"
 BUDGET_SIZED = ("simple-cpu", "lmcache")
 
 

@@ -26,6 +26,7 @@ from rules.recipe.points import JSON_ARGS, Once, Value, anchor, changed_recipes,
 CODE = "RR209"
 NAME = "json-arg-invalid"
 SEVERITY = Severity.BLOCKING
+PROOF = "engine"
 
 
 # A `{{ name }}` template placeholder is filled in before launch; it is not JSON to judge.

@@ -25,6 +25,7 @@ from rules.recipe.points import Once, Value, anchor, as_number, changed_recipes,
 CODE = "RR208"
 NAME = "memory-fraction-out-of-range"
 SEVERITY = Severity.BLOCKING
+PROOF = "written:E15"
 # (engine, arg path, upper bound inclusive?)
 FRACTIONS = (
     ("vllm", ("gpu-memory-utilization",), True),

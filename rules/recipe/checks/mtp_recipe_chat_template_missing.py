@@ -31,6 +31,7 @@ from rules.recipe.points import Once, anchor, points_note
 CODE = "RR220"
 NAME = "mtp-recipe-chat-template-missing"
 SEVERITY = Severity.BLOCKING
+PROOF = "written:F1"
 KEY = "use_chat_template"
 
 

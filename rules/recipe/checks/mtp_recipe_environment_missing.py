@@ -31,7 +31,7 @@ from rules.recipe.points import Once, Value, anchor, points_note
 
 CODE = "RR221"
 NAME = "mtp-recipe-environment-missing"
-SEVERITY = Severity.BLOCKING
+SEVERITY = Severity.NIT
 ENV = "SGLANG_ENABLE_SPEC_V2"
 _ON = ("1", "true", "yes", "on")
 

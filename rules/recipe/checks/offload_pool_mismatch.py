@@ -43,6 +43,7 @@ from rules.recipe.points import Once, anchor, points_note
 CODE = "RR205"
 NAME = "offload-pool-mismatch"
 SEVERITY = Severity.BLOCKING
+PROOF = "written:E19"
 PER_RANK, TOTAL = "cpu_bytes_to_use_per_rank", "cpu_bytes_to_use"
 
 

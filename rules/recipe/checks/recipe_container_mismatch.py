@@ -38,6 +38,7 @@ from rules.master.analysis import changed_keys, master_keys, recipe_refs
 CODE = "RR304"
 NAME = "recipe-container-mismatch"
 SEVERITY = Severity.BLOCKING
+PROOF = "written:D2"
 _CONTAINER_LINE = re.compile(r"""^(?P<pre>\s*container:\s*)(?P<q>["']?)(?P<val>[^"'#\s]*)(?P=q)(?P<post>\s*(?:#.*)?)$""")
 
 

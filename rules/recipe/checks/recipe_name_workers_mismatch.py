@@ -31,7 +31,7 @@ from rules.recipe.points import Once, anchor, as_int, points_note
 
 CODE = "RR218"
 NAME = "recipe-name-workers-mismatch"
-SEVERITY = Severity.BLOCKING
+SEVERITY = Severity.NIT
 
 
 def _side(es) -> tuple[int | None, int | None, bool]:

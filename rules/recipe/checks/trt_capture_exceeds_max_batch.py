@@ -38,7 +38,7 @@ from rules.recipe.points import Once, anchor, as_int, points_note
 
 CODE = "RR214"
 NAME = "trt-capture-exceeds-max-batch"
-SEVERITY = Severity.BLOCKING
+SEVERITY = Severity.NIT
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed]:

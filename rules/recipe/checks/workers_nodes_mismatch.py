@@ -41,6 +41,7 @@ from rules.recipe.points import Once, anchor, as_int, points_note
 CODE = "RR217"
 NAME = "workers-nodes-mismatch"
 SEVERITY = Severity.BLOCKING
+PROOF = "engine"
 
 
 def nodes_needed(workers: int, gpus: int, gpn: int, spread: bool = False, per_node: int | None = None) -> int:

@@ -26,7 +26,7 @@ from rules.scripts.resolve import parsed
 
 CODE = "RR409"
 NAME = "benchmark-helper-bypassed"
-SEVERITY = Severity.BLOCKING
+SEVERITY = Severity.NIT
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem]:

@@ -41,6 +41,7 @@ from rules.scripts.resolve import resolutions
 CODE = "RR420"
 NAME = "config-selector-used-as-path"
 SEVERITY = Severity.BLOCKING
+PROOF = "engine"
 SELECTOR = re.compile(r":[A-Za-z_][\w.-]*\[\d+\]$")
 FILE_TOOLS = frozenset({"sed", "cp", "mv", "cat", "head", "tail", "grep", "egrep", "awk", "yq", "jq", "tee", "wc",
                         "sort", "diff", "rm", "chmod"})

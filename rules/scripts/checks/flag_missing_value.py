@@ -38,6 +38,7 @@ from rules.scripts.resolve import parsed
 CODE = "RR405"
 NAME = "flag-missing-value"
 SEVERITY = Severity.BLOCKING
+PROOF = "engine"
 
 VALUE_FLAGS = (
     "--context-length", "--max-model-len", "--tensor-parallel-size", "--tp", "--tp-size", "--port", "--host",

@@ -26,6 +26,7 @@ from rules.scripts.resolve import SYMLINK, parsed
 CODE = "RR413"
 NAME = "launcher-not-a-script"
 SEVERITY = Severity.BLOCKING
+PROOF = "engine"
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:

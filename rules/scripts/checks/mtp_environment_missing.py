@@ -39,7 +39,7 @@ from rules.scripts.siblings import engine_statement, features, siblings_of
 
 CODE = "RR411"
 NAME = "mtp-environment-missing"
-SEVERITY = Severity.BLOCKING
+SEVERITY = Severity.NIT
 
 
 class Options(RuleOptions):
@@ -97,6 +97,8 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed]:
             names = ", ".join(f"`{s.path.rsplit('/', 1)[-1]}`" for s in setting[:4])
             line, end = _engine_lines(ctx, f.path, rs)
             yield Problem(f.path, line, end_line=end if end and end > line else None,
+                          # dropping the variable is this PR's edit of the file, wherever the launch sits
+                          cause=((f.path, None),) if f.status != "added" else (),
                           message=f"{verb}; {len(setting)} of {len(sibs)} MTP siblings set it",
                           evidence=(f"siblings ({tier}): {names}{' …' if len(setting) > 4 else ''}",
                                     f"checked in the engine process's environment of {len(rs)} resolved points"

@@ -32,6 +32,7 @@ from rules.scripts.siblings import features
 CODE = "RR417"
 NAME = "script-framework-mismatch"
 SEVERITY = Severity.BLOCKING
+PROOF = "written:F7"
 ENGINES = {"sglang": "sglang", "vllm": "vllm", "trt": "trt", "atom": "atom"}
 
 

@@ -35,6 +35,7 @@ from rules.scripts.resolve import iter_unknown, review_points
 CODE = "RR401"
 NAME = "script-missing-for-config"
 SEVERITY = Severity.BLOCKING
+PROOF = "written:F7"
 
 
 SHOWN = ("--tensor-parallel-size", "--tp", "--tp-size", "--max-running-requests", "--max-num-seqs",

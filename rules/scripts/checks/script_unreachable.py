@@ -30,6 +30,7 @@ from rules.scripts.resolve import parsed, resolutions
 CODE = "RR402"
 NAME = "script-unreachable"
 SEVERITY = Severity.BLOCKING
+PROOF = "written:F7"
 
 
 def _sku(name: str) -> str | None:

@@ -38,6 +38,7 @@ from rules.scripts.shellcheck import ERROR_CODES, added_line_comments
 CODE = "RR414"
 NAME = "shellcheck-error"
 SEVERITY = Severity.BLOCKING
+PROOF = "engine"
 CODES = ERROR_CODES
 
 

@@ -29,6 +29,7 @@ from rules.scripts.resolve import standalone
 CODE = "RR403"
 NAME = "source-path-unresolved"
 SEVERITY = Severity.BLOCKING
+PROOF = "engine"
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:

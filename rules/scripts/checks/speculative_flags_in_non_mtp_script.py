@@ -33,6 +33,7 @@ from rules.scripts.resolve import parsed
 CODE = "RR410"
 NAME = "speculative-flags-in-non-mtp-script"
 SEVERITY = Severity.BLOCKING
+PROOF = "engine"
 SPEC_FLAG = re.compile(r"^--(?:speculative[\w-]*|num-speculative-tokens|spec-[\w-]+)(?:=|$)")
 _ANY_SPEC = re.compile(r"(?<![\w-])--(?:speculative[\w-]*|num-speculative-tokens)(?![\w-])")
 _GUARD = re.compile(r"SPEC|MTP|mtp|EAGLE", re.I)

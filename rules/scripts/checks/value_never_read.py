@@ -45,6 +45,7 @@ from rules.scripts.resolve import parsed, standalone
 CODE = "RR418"
 NAME = "value-never-read"
 SEVERITY = Severity.BLOCKING
+PROOF = "engine"
 _DYNAMIC = re.compile(r"(?<![\w-])eval(?![\w-])|\$\{!|(?<![\w-])(?:declare|local|typeset)\s+-\w*n")
 _ALLEXPORT = re.compile(r"(?<![\w-])set\s+(?:-\w*a|-o\s+allexport)")
 
@@ -175,7 +176,8 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Skippe
                           "reads afterwards",
                           fix=f"Pass `{_flag_for(a.name)} {wanted}`, or delete the assignment at line {a.line}.",
                           suggestion=new_line if new_line != old_line else None,
-                          evidence=evidence + (f"line {a.line}: `{a.text}`",))
+                          evidence=evidence + (f"line {a.line}: `{a.text}`",),
+                          cause=((f.path, a.line),))
 
 
 def _library_reads(ctx: ReviewContext, path: str) -> set[str] | None:

@@ -35,6 +35,7 @@ from rules.scripts.resolve import parsed, standalone
 CODE = "RR404"
 NAME = "variable-unset-under-set-u"
 SEVERITY = Severity.BLOCKING
+PROOF = "engine"
 _SPECIAL = set("0123456789@*#?$!-_") | {"BASH_SOURCE", "FUNCNAME", "LINENO", "RANDOM", "SECONDS", "PIPESTATUS",
                                         "BASH_REMATCH", "OPTARG", "OPTIND", "REPLY", "IFS", "PWD", "OLDPWD", "UID",
                                         "EUID", "PPID", "HOSTNAME", "BASHPID", "SHLVL", "MAPFILE", "BASH_VERSION"}

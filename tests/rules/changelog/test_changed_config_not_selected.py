@@ -4,6 +4,7 @@ import pytest
 from rules import run
 from rules.changeset import ChangeSet
 from rules.changelog.checks import changed_config_not_selected as rule
+from tests.rules.changelog_helpers import patch_of
 from tests.rules.mc_helpers import BASE, NV, ROWS, changelog, entry, master, modified, patch_for, row
 
 B300_TP4 = row("dsv4-fp4-b300-vllm", tp=4)
@@ -11,7 +12,8 @@ GB200 = row("dsv4-fp4-gb200-vllm")
 
 
 def _run(head_rows, *entries, title=None):
-    files = [modified(NV, BASE, master(*head_rows), patch_for([29]))]
+    head = master(*head_rows)
+    files = [modified(NV, BASE, head, patch_of(BASE.decode(), head.decode()))]
     if entries:
         files.append(changelog(*entries))
     return run(ChangeSet(files=tuple(files), title=title), rules=[rule])

@@ -34,7 +34,7 @@ def test_cases(name, path, text, expected):
     assert [f.line for f in r.findings] == [line for line, _ in expected]
     for f, (_, fixed) in zip(r.findings, expected):
         assert f"Write `{fixed}`" in f.fix
-    assert all(f.code == "RR250" and f.blocking for f in r.findings)
+    assert all(f.code == "RR250" and not f.blocking for f in r.findings)
 
 
 def test_message_fix_and_suggestion():

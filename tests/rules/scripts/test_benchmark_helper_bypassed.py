@@ -4,10 +4,10 @@ from rules.scripts.checks import benchmark_helper_bypassed as rule
 from tests.rules.scripts_helpers import repo, script_path
 
 
-def test_direct_call_is_blocking():
+def test_direct_call_is_a_nit():
     text = '#!/bin/bash\npython3 utils/bench_serving/benchmark_serving.py --model m --num-prompts $((CONC * 5))\n'
     (f,) = run(repo({script_path("glm5_fp8_h200.sh"): text}), rules=[rule]).findings
-    assert (f.line, f.blocking) == (2, True)
+    assert (f.line, f.blocking) == (2, False)
     assert f.message == ("the script runs `utils/bench_serving/benchmark_serving.py` directly instead of "
                          "`run_benchmark_serving`")
 
