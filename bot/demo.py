@@ -50,6 +50,7 @@ def build_repo(repo: Path) -> tuple[str, str]:
     _git(repo, "init", "-q", "-b", "main")
     base_log = _data("perf-changelog.base.yaml")
     _write(repo, {
+        "AGENTS.md": _data("AGENTS.md"),  # the written guidance the review holds the PR to (rules/policy.py)
         f"{ROOT}/perf-changelog.yaml": base_log,
         f"{ROOT}/configs/nvidia-master.yaml": _data("nvidia-master.yaml"),
         f"{ROOT}/configs/amd-master.yaml": _data("amd-master.base.yaml"),

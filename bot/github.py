@@ -139,8 +139,10 @@ class Snapshot:
 class GitHubPort(Protocol):
     """Every GitHub call the bot makes."""
 
-    def compare(self, repo: str, base: str, head: str, number: int) -> tuple[str, list[FileInfo], int | None]:
-        """(merge-base sha, changed files, the merge base's commit time in Unix seconds or None)."""
+    def compare(self, repo: str, base: str, head: str,
+                number: int) -> tuple[str, list[FileInfo], int | None, int | None]:
+        """(merge-base sha, changed files, the merge base's and the base tip's commit times in Unix
+        seconds or None)."""
         ...
     def snapshot(self, repo: str, number: int, blobs: list[str], trees: list[str],
                  head_sha: str | None = None, probes: list[str] = (), listings: list[str] = ()) -> Snapshot: ...
@@ -170,6 +172,13 @@ class GitHubPort(Protocol):
     def create_tree(self, repo: str, base_tree: str, entries: list[tuple[str, str, str]]) -> str: ...
     def create_commit(self, repo: str, message: str, tree: str, parents: list[str]) -> str: ...
     def update_ref(self, repo: str, branch: str, sha: str) -> None: ...
+
+
+def _committed(commit) -> int | None:
+    """A compare commit's committer time in Unix seconds, or None."""
+    c = getattr(commit, "commit", None)
+    when = c.committer.date if c is not None and c.committer is not None else None
+    return int(when.timestamp()) if when is not None else None
 
 
 def make_retry(settings: Settings) -> GithubRetry:
@@ -345,7 +354,8 @@ class PyGithubPort:
 
     # -- reads ---------------------------------------------------------------------------------
     @_wrap("comparing commits")
-    def compare(self, repo: str, base: str, head: str, number: int) -> tuple[str, list[FileInfo], int | None]:
+    def compare(self, repo: str, base: str, head: str,
+                number: int) -> tuple[str, list[FileInfo], int | None, int | None]:
         cmp = self.gh.get_repo(repo).compare(base, head)
         files = cmp.files
         if len(files) >= COMPARE_FILE_LIMIT:
@@ -353,10 +363,9 @@ class PyGithubPort:
                                   {"per_page": 100})
         out = [FileInfo(f.filename, f.status, f.patch, f.previous_filename, f.sha, f.additions, f.deletions)
                for f in files]
-        mb = cmp.merge_base_commit
-        # The conventions a PR is judged by are those in force at its merge base (rules/conventions.py).
-        when = mb.commit.committer.date if mb.commit is not None and mb.commit.committer is not None else None
-        return mb.sha, out, int(when.timestamp()) if when is not None else None
+        # The conventions a PR is judged by are those in force at its merge base, and what the tooling
+        # at the base tip admits: the PR-run check runs the head merged into the tip (rules/conventions.py).
+        return cmp.merge_base_commit.sha, out, _committed(cmp.merge_base_commit), _committed(cmp.base_commit)
 
     @_wrap("reading who the token acts as")
     def viewer_login(self) -> str:

@@ -1,6 +1,7 @@
 """Build a ChangeSet from a local git range, the way GitHub computes a PR diff (three-dot)."""
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 from pathlib import Path
 
@@ -8,6 +9,7 @@ from rules.changelog.changes import changelog_candidates
 from rules.changeset import ChangeSet, FileChange
 from rules.config import EngineConfig, Paths, path_matches
 from rules.context import ReviewContext
+from rules.policy import policy_paths
 from rules.scripts.resolve import needed_paths, script_dirs
 
 CONFIG_PATH = ".github/recipe-review.yml"
@@ -99,9 +101,11 @@ def changeset_from_git(repo: Path, base: str, head: str = "HEAD", pr_number: int
     context the rules read: master configs, runners.yaml, and for script reviews the tree listing,
     the launchers and what `rules.scripts.resolve.needed_paths` asks for (the App reads the same)."""
     head_sha = resolve(repo, head)
-    merge_base = _git(repo, "merge-base", resolve(repo, base), head_sha).decode().strip()
-    return _changeset(repo, merge_base, head_sha, (head_sha,), lambda path: show(repo, head_sha, path),
-                      pr_number, paths, config)
+    tip = resolve(repo, base)
+    merge_base = _git(repo, "merge-base", tip, head_sha).decode().strip()
+    cs = _changeset(repo, merge_base, head_sha, (head_sha,), lambda path: show(repo, head_sha, path),
+                    pr_number, paths, config)
+    return dataclasses.replace(cs, base_tip_time=_commit_time(repo, tip))
 
 
 def changeset_from_worktree(repo: Path, base: str, pr_number: int | None = None,
@@ -114,14 +118,22 @@ def changeset_from_worktree(repo: Path, base: str, pr_number: int | None = None,
     if _git(repo, "rev-parse", "--is-inside-work-tree", check=False).strip() != b"true":
         raise GitError(f"{repo} is not a git working tree")
     head_sha = resolve(repo, "HEAD")
-    merge_base = _git(repo, "merge-base", resolve(repo, base), head_sha).decode().strip()
+    tip = resolve(repo, base)
+    merge_base = _git(repo, "merge-base", tip, head_sha).decode().strip()
     top = Path(_git(repo, "rev-parse", "--show-toplevel").decode().strip())
 
     def read(path: str) -> bytes | None:
         p = top / path
         return p.read_bytes() if p.is_file() else None
 
-    return _changeset(top, merge_base, head_sha, (), read, pr_number, paths, config)
+    cs = _changeset(top, merge_base, head_sha, (), read, pr_number, paths, config)
+    return dataclasses.replace(cs, base_tip_time=_commit_time(repo, tip))
+
+
+def _commit_time(repo: Path, rev: str) -> int | None:
+    """Committer time (Unix seconds) of `rev`; None when git cannot say."""
+    stamp = _git(repo, "show", "-s", "--format=%ct", rev, check=False).decode().strip()
+    return int(stamp) if stamp.isdigit() else None
 
 
 def worktree_root(repo: Path) -> Path:
@@ -162,25 +174,24 @@ def _changeset(repo: Path, merge_base: str, head_sha: str, target: tuple[str, ..
             if meta.split(b" ")[1:2] == [b"blob"]:
                 found.append(path.decode())
         base_changelogs = tuple(sorted(found))
-    stamp = _git(repo, "show", "-s", "--format=%ct", merge_base, check=False).decode().strip()
-    base_time = int(stamp) if stamp.isdigit() else None
+    base_time = _commit_time(repo, merge_base)
     modes, dirs = listing(repo, head_sha)
     scripting = script_dirs(changed | {f.base_path for f in files}, config)
     wanted = (*paths.master_configs, *paths.runners, *(paths.launchers if scripting else ()))
     want = [p for p, m in modes.items() if m != "040000" and p not in changed and path_matches(p, wanted)]
-    got = blobs(repo, [f"{head_sha}:{p}" for p in want])
+    probed = policy_paths(sorted(changed | {f.base_path for f in files}), config)
+    got = blobs(repo, [f"{head_sha}:{p}" for p in want] + [f"{merge_base}:{p}" for p in probed])
     context = {p: got[f"{head_sha}:{p}"] for p in want if got.get(f"{head_sha}:{p}") is not None}
+    base_context = {p: got[f"{merge_base}:{p}"] for p in probed if got.get(f"{merge_base}:{p}") is not None}
     cs = ChangeSet(files=tuple(files), pr_number=pr_number, context=context, base_changelogs=base_changelogs,
-                   base_time=base_time)
+                   base_time=base_time, base_context=base_context, base_probed=frozenset(probed))
     if not scripting:
         return cs
-    cs = ChangeSet(files=cs.files, pr_number=pr_number, context=context, tree=modes, listed=dirs,
-                   base_changelogs=base_changelogs, base_time=base_time)
+    cs = dataclasses.replace(cs, tree=modes, listed=dirs)
     more = sorted(needed_paths(ReviewContext(cs, config)))
     got = blobs(repo, [f"{head_sha}:{p}" for p in more])
     context.update({p: got[f"{head_sha}:{p}"] for p in more if got.get(f"{head_sha}:{p}") is not None})
-    return ChangeSet(files=cs.files, pr_number=pr_number, context=context, tree=modes, listed=dirs,
-                     base_changelogs=base_changelogs, base_time=base_time)
+    return dataclasses.replace(cs, context=context)
 
 
 def config_at(repo: Path, rev: str) -> bytes | None:

@@ -69,6 +69,8 @@ class ChangeSet:
     the changed files (`rules.changelog.changes.changelog_candidates`), when the builder looked:
     `()` means the base has none, None that nobody looked (the rules then assume one).
 
+    `base_probed` names the paths looked for at the merge base (`rules.policy`).
+
     `tree` is a head listing of what exists (path → git file mode: `100644`, `100755`, `120000` for
     a symlink, `040000` for a directory) under the directories in `listed`, each of which is listed
     completely (its files and subdirectories). Outside `listed` nothing is known: `exists` says
@@ -85,8 +87,13 @@ class ChangeSet:
     # Commit time (Unix seconds) of the merge base: the rules judge by the conventions in force
     # then (rules/conventions.py). None = unknown, judged by today's conventions.
     base_time: int | None = None
+    # Commit time of the base branch's tip (the revision the PR-run check merges the head into).
+    base_tip_time: int | None = None
     tree: Mapping[str, str] = field(default_factory=dict)
     listed: frozenset[str] = frozenset()
+    # Paths the builder looked for at the merge base (the written policy, rules/policy.py): those
+    # that exist are in `base_context`; empty = nobody looked, so a rule that needs them skips.
+    base_probed: frozenset[str] = frozenset()
 
     def mode(self, path: str) -> str | None:
         """Git file mode of `path` at head from the listing (changed files included), or None."""

@@ -57,6 +57,15 @@ class Paths(BaseModel):
     launchers: tuple[str, ...] = ("**/runners/*.sh",)
     # Archived files: moving things here is a deprecation, not a benchmark change.
     deprecated: tuple[str, ...] = ("**/deprecated/**",)
+    # Written policy read at the base revision (rules/policy.py): file paths relative to the
+    # repository root and to each layout root the PR touches (`inferencex-e2e/`).
+    policy: tuple[str, ...] = ("AGENTS.md", "CLAUDE.md", "CONTRIBUTING.md")
+    # The tooling the repository's gates run (the changelog validator and processor, the schema,
+    # the sweep generator). A PR that changes it is checked by its own version, which the
+    # emulation does not model: findings of `PROOF = "gate"` rules are then skipped, not claimed.
+    gate_tooling: tuple[str, ...] = (
+        "**/utils/validate_perf_changelog.py", "**/utils/process_changelog.py", "**/utils/matrix_logic/*.py",
+        "**/infx/matrix/**/*.py", "**/infx/workflows/validate_perf_changelog.py")
 
 
 class RuleConfig(BaseModel):

@@ -85,10 +85,22 @@ class Conventions:
     """The repository's conventions at one base revision (`at(None)`: the newest)."""
 
     base_time: int | None = None
+    # The base branch's tip when the PR is checked: on `pull_request` GitHub runs the merge of the
+    # head into the tip, so a field the tip's tooling admits is valid even if the merge base's did
+    # not have it yet. None = unknown (the merge base's tooling alone).
+    tip_time: int | None = None
 
     def since(self, ts: int) -> bool:
         """Is the convention introduced at `ts` in force at this base?"""
         return self.base_time is None or self.base_time >= ts
+
+    def admits(self, since: int, until: int) -> bool:
+        """Does the gate's tooling accept something that exists in [since, until): at the merge base,
+        or at the base tip that the PR-run check merges the head into?"""
+        times = [t for t in (self.base_time, self.tip_time) if t is not None]
+        if not times:
+            return until >= 2**62  # today's tooling: what still exists
+        return any(since <= t < until for t in times)
 
     @property
     def label(self) -> str:
@@ -122,15 +134,16 @@ class Conventions:
         return (CURRENT_REPO,) if self.since(ORG_RENAME) else (OLD_REPO, CURRENT_REPO)
 
     def entry_keys(self) -> tuple[str, ...]:
-        """The keys a changelog entry may have."""
+        """The keys a changelog entry may have (at the merge base or at the base tip)."""
         keys = ["config-keys", "description", "pr-link"]
-        if self.since(EVALS_ONLY):
+        never = 2**62
+        if self.admits(EVALS_ONLY, never):
             keys.append("evals-only")
-        if self.since(SCENARIOS):
+        if self.admits(SCENARIOS, never):
             keys.append("scenario-type")
-        if self.since(ALL_EVALS):
+        if self.admits(ALL_EVALS, never):
             keys.append("all-evals")
-        if self.since(APPEND_ONLY):
+        if self.admits(APPEND_ONLY, never):
             keys += ["append-only", "eval-min-prefill-ep"]
         return tuple(keys)
 
@@ -146,8 +159,8 @@ def at(base_time: int | None) -> Conventions:
 
 
 def conventions(ctx) -> Conventions:
-    """The conventions in force at the PR's base revision."""
-    return Conventions(getattr(ctx.changeset, "base_time", None))
+    """The conventions in force at the PR's base revision (and what its base tip's tooling admits)."""
+    return Conventions(getattr(ctx.changeset, "base_time", None), getattr(ctx.changeset, "base_tip_time", None))
 
 
 def date_of(ts: int) -> str:

@@ -34,6 +34,7 @@ from rules.context import ReviewContext
 from rules.document import parse_yaml
 from rules.engine import Report, run
 from rules.fix import has_fix
+from rules.policy import policy_paths
 from rules.scripts.resolve import needed_paths, script_dirs
 
 log = logging.getLogger(__name__)
@@ -172,6 +173,12 @@ def build_changeset(job: ReviewJob, merge_base: str, files, snap: Snapshot, path
                      context=context, tree=tree, listed=listed)
 
 
+def _policy(snap: Snapshot, merge_base: str, probed: list[str]) -> dict:
+    """The ChangeSet fields of the written policy read at the merge base (rules/policy.py)."""
+    found = {p: snap.blobs[f"{merge_base}:{p}"] for p in probed if snap.blobs.get(f"{merge_base}:{p}") is not None}
+    return {"base_context": found, "base_probed": frozenset(probed)}
+
+
 @dataclass
 class Fetched:
     """Everything one read of a PR gives the rules: the changeset, its config and GitHub's state."""
@@ -185,12 +192,12 @@ class Fetched:
     job: ReviewJob | None = None  # the job as read: its base is the PR's current one when the payload's was unknown
 
 
-def _compare(port: GitHubPort, job: ReviewJob) -> tuple[ReviewJob, str, list[FileInfo], int | None] | Outcome:
+def _compare(port: GitHubPort, job: ReviewJob) -> tuple[ReviewJob, str, list[FileInfo], int | None, int | None] | Outcome:
     """Compare base and head; when GitHub does not know the payload's base (404/422), review against
     the PR's current base instead; when it does not know the head, follow the PR's current head."""
     try:
-        merge_base, files, base_time = port.compare(job.repo, job.base_sha, job.head_sha, job.number)
-        return job, merge_base, files, base_time
+        merge_base, files, base_time, tip_time = port.compare(job.repo, job.base_sha, job.head_sha, job.number)
+        return job, merge_base, files, base_time, tip_time
     except GitHubError as err:
         if not err.permanent:
             raise
@@ -206,8 +213,8 @@ def _compare(port: GitHubPort, job: ReviewJob) -> tuple[ReviewJob, str, list[Fil
                     job.base_sha[:7], err, pull.base_sha[:7],
                     extra={"repo": job.repo, "pr": job.number, "head_sha": job.head_sha})
         job = dataclasses.replace(job, base_sha=pull.base_sha)
-        merge_base, files, base_time = port.compare(job.repo, job.base_sha, job.head_sha, job.number)
-        return job, merge_base, files, base_time
+        merge_base, files, base_time, tip_time = port.compare(job.repo, job.base_sha, job.head_sha, job.number)
+        return job, merge_base, files, base_time, tip_time
 
 
 def fetch(port: GitHubPort, job: ReviewJob, drafts: bool = False) -> Fetched | Outcome:
@@ -218,7 +225,7 @@ def fetch(port: GitHubPort, job: ReviewJob, drafts: bool = False) -> Fetched | O
     compared = _compare(port, job)
     if isinstance(compared, Outcome):
         return compared
-    job, merge_base, files, base_time = compared
+    job, merge_base, files, base_time, tip_time = compared
     config_path = job.config_path or CONFIG_PATH
     changed_paths = [f.path for f in files]
     file_blobs = []
@@ -229,10 +236,16 @@ def fetch(port: GitHubPort, job: ReviewJob, drafts: bool = False) -> Fetched | O
             file_blobs.append(f"{merge_base}:{f.previous_path or f.path}")
         if f.status != "removed":
             file_blobs.append(f"{job.head_sha}:{f.path}")
-    # The first query carries the config file (it decides what else is read) and the PR state.
-    blobs = [*file_blobs[:BLOBS_PER_QUERY - 1], f"{job.base_sha}:{config_path}"]
-    more_blobs = file_blobs[BLOBS_PER_QUERY - 1:]
     defaults = Paths()
+    # The written policy at the merge base (rules/policy.py), in the same first query: a few
+    # `object(expression:)` lookups that answer null where a file does not exist.
+    probed = policy_paths(changed_paths + [f.previous_path for f in files if f.previous_path],
+                          EngineConfig(RepoConfig(paths=defaults)))
+    policy_blobs = [f"{merge_base}:{p}" for p in probed]
+    # The first query carries the config file (it decides what else is read) and the PR state.
+    room = BLOBS_PER_QUERY - 1 - len(policy_blobs)
+    blobs = [*file_blobs[:room], *policy_blobs, f"{job.base_sha}:{config_path}"]
+    more_blobs = file_blobs[room:]
     trees = sorted(f"{job.head_sha}:{d}" for d in _context_dirs(
         changed_paths, (*defaults.master_configs, *defaults.runners)))
     # Script reviews (a script, launcher, master config or runners.yaml changed): the launchers
@@ -269,7 +282,8 @@ def fetch(port: GitHubPort, job: ReviewJob, drafts: bool = False) -> Fetched | O
         snap.present.update(more.present)
     for key, oid in snap.truncated.items():
         snap.blobs[key] = port.blob(job.repo, oid)
-    changeset = dataclasses.replace(build_changeset(job, merge_base, files, snap, config.paths), base_time=base_time)
+    changeset = dataclasses.replace(build_changeset(job, merge_base, files, snap, config.paths), base_time=base_time,
+                                    base_tip_time=tip_time, **_policy(snap, merge_base, probed))
     if probes is not None:  # which changelogs the base has: none means no entry can be required
         changeset = dataclasses.replace(changeset, base_changelogs=tuple(
             p.partition(":")[2] for p in probes if snap.present.get(p)))
@@ -283,7 +297,8 @@ def fetch(port: GitHubPort, job: ReviewJob, drafts: bool = False) -> Fetched | O
         if needed:
             changeset = dataclasses.replace(
                 build_changeset(job, merge_base, files, snap, config.paths, extra=set(needed)),
-                base_changelogs=changeset.base_changelogs, base_time=base_time)
+                base_changelogs=changeset.base_changelogs, base_time=base_time, base_tip_time=tip_time,
+                **_policy(snap, merge_base, probed))
     return Fetched(snap, files, merge_base, changeset, config, config_errors, job)
 
 

@@ -145,6 +145,8 @@ def _dram_check(agentic: dict, row: dict, runner: str, runners: dict | None) -> 
     """`agentic_dram_offload_gb`'s failure modes (DRAM offload needs runner hardware facts)."""
     if row.get("kv-offloading", "none") != "dram":
         return
+    if runners is None:
+        return  # runners.yaml was not read: the generator never runs without it, so this is unknown
     hw = _runner_hw(runners, runner)
     for fld in ("available-cpu-dram-mib", "gpus-per-node"):
         if hw.get(fld) is None:

@@ -89,9 +89,7 @@ class _Model(BaseModel):
         conv = _conv(info)
         for key in data:
             window = _FIELD_ERAS.get((cls.era, key))
-            if window is not None and conv.base_time is not None and not (window[0] <= conv.base_time < window[1]):
-                raise PydanticCustomError("extra_forbidden", "Extra inputs are not permitted", {"field": key})
-            if window is not None and conv.base_time is None and window[1] != _NEVER:
+            if window is not None and not conv.admits(*window):
                 raise PydanticCustomError("extra_forbidden", "Extra inputs are not permitted", {"field": key})
         return data
 

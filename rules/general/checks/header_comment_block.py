@@ -1,10 +1,16 @@
 """Flags a new multi-line comment block that heads a file, a top-level section or the overrides.
 
 ## Why it matters
-The repository's convention (AGENTS.md, cited in the review of InferenceX PR #4867) is no header
-comments describing a file, topology, config, recipe, override or section: they repeat what the
-YAML says, go stale when a value changes, and the rationale belongs in the PR description and
-the changelog entry. A short note next to the specific value it explains is fine.
+Where the repository's written guidance forbids header comments (its AGENTS.md does from late
+2026, as the review of InferenceX PR #4867 cites), a comment describing a file, topology, config,
+recipe, override or section repeats what the YAML says, goes stale when a value changes, and
+holds rationale that belongs in the PR description and the changelog entry. A short note next
+to the specific value it explains is fine.
+
+The convention is read from the base revision's guidance (`AGENTS.md`, `CLAUDE.md`,
+`CONTRIBUTING.md` at the root and at the root of the PR's layout, `rules/policy.py`): a sentence
+that forbids header comments. Where the base has no such sentence the rule does not fire; where
+the guidance was not read it is skipped. The finding quotes the sentence it enforces.
 
 ## Example
     # Overrides: max-num-seqs tracks CONC, capture lists are built from
@@ -34,6 +40,7 @@ from rules.comments import MAX_SCAN_CHARS, blocks, touched_lines, yaml_comments
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
+from rules.policy import header_comments_forbidden
 
 CODE = "RR301"
 NAME = "header-comment-block"
@@ -69,9 +76,18 @@ def _position(lines: list[str], start: int, end: int, first_override: int | None
 
 
 def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | Skipped]:
-    for f in ctx.changeset.files:
-        if f.status == "removed" or ctx.kind(f.path) not in KINDS:
-            continue
+    files = [f for f in ctx.changeset.files if f.status != "removed" and ctx.kind(f.path) in KINDS]
+    if not files:
+        return
+    rule = header_comments_forbidden(ctx.changeset)
+    if rule is None:
+        yield Skipped("header comments: the base's written guidance (AGENTS.md, CONTRIBUTING.md) was not read, so "
+                      "whether the repository forbids them is unknown")
+        return
+    if rule is False:
+        return  # the base's guidance has no such convention: nothing to hold the PR to
+    said = f"{rule.path}:{rule.line} at the base: \"{rule.text}\""
+    for f in files:
         text = f.head_text
         if text is None:
             yield Skipped(f"{f.path}: content not available, header comments not checked", path=f.path)
@@ -106,6 +122,6 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
                 f"{b.text_lines}-line comment block heads {where}: `{first[:80]}`",
                 end_line=b.end,
                 evidence=(f"lines {b.start}-{b.end}: {b.text_lines} lines of comment text",
-                          f"position: heads {where}", "the block has lines this PR wrote"))
+                          f"position: heads {where}", "the block has lines this PR wrote", f"the convention: {said}"))
         if not flagged:
             yield Passed(f"{f.path}: no new header comment block", path=f.path)

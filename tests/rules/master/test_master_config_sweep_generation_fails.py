@@ -36,3 +36,11 @@ def test_expandable_key_passes_with_its_arithmetic():
     assert r.findings == []
     [c] = r.checks
     assert "`dsv4-fp4-b300-vllm-agentic`: 1 row × 2 concurrencies = 2 jobs" in c.detail
+
+
+def test_without_runners_yaml_the_generator_is_not_emulated():
+    """The generator never runs without runners.yaml: a missing one is a skipped check, not a failure."""
+    r = _run(AGENTIC.replace("TP", "16"), None)
+    assert r.findings == []
+    [c] = r.checks
+    assert c.status == "skipped" and "`runners.yaml` was not read" in c.detail

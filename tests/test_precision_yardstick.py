@@ -1,0 +1,85 @@
+"""benchmarks/precision.py without the real data: sampling, judgements, precision and status."""
+import importlib.util
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def prec():
+    spec = importlib.util.spec_from_file_location("precision", ROOT / "benchmarks" / "precision.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("precision", mod)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _f(code, pr, commit, fp, severity="blocking", path="a.yaml", line=1):
+    return {"code": code, "name": "x", "severity": severity, "path": path, "line": line, "fingerprint": fp,
+            "message": "m", "evidence": []}
+
+
+def _states(rows):
+    out = {}
+    for pr, commit, f in rows:
+        out.setdefault((pr, commit), {"findings": []})["findings"].append(f)
+    return out
+
+
+def test_sample_is_seeded_one_finding_per_pr_and_prefers_the_head(prec):
+    found = [{**_f("RR1", pr, f"c{pr}", f"f{pr}{i}"), "pr": pr, "commit": c}
+             for pr in range(1, 30) for i, c in enumerate((f"h{pr}", f"r{pr}"))]
+    heads = {pr: f"h{pr}" for pr in range(1, 30)}
+    a = prec.sample("RR1", found, heads, per_rule=10, seed=7)
+    assert a == prec.sample("RR1", found, heads, per_rule=10, seed=7)
+    assert len({f["pr"] for f in a}) == len(a) == 10
+    assert all(f["commit"] == heads[f["pr"]] for f in a)
+    assert a != prec.sample("RR1", found, heads, per_rule=10, seed=8)
+    assert len(prec.sample("RR1", found[:4], heads, per_rule=10)) == 2  # fewer PRs than the sample
+
+
+@pytest.mark.parametrize("severity,verdicts,want", [
+    ("blocking", {"true": 9, "nit": 1}, 0.9),
+    ("nit", {"true": 2, "nit": 6, "false": 2}, 0.8),
+    ("blocking", {}, None),
+])
+def test_precision_of(prec, severity, verdicts, want):
+    assert prec.precision_of(severity, Counter(verdicts)) == want
+
+
+def test_status_unjudged_unmeasured_pass_and_below_bar(prec):
+    rules = {"RR1": {"name": "a", "severity": "blocking", "family": "x", "proof": "gate"},
+             "RR2": {"name": "b", "severity": "nit", "family": "x", "proof": None},
+             "RR3": {"name": "c", "severity": "blocking", "family": "x", "proof": "gate"},
+             "RR4": {"name": "d", "severity": "blocking", "family": "x", "proof": "gate"}}
+    rows = [(pr, f"h{pr}", _f("RR1", pr, f"h{pr}", f"a{pr}")) for pr in range(1, 5)]
+    rows += [(pr, f"h{pr}", _f("RR2", pr, f"h{pr}", f"b{pr}", "nit")) for pr in range(1, 3)]
+    rows += [(pr, f"h{pr}", _f("RR3", pr, f"h{pr}", f"c{pr}")) for pr in range(1, 4)]
+    heads = {pr: f"h{pr}" for pr in range(1, 5)}
+    judged = {prec.judgement_key(pr, f"h{pr}", f"a{pr}"): {"verdict": "true"} for pr in range(1, 5)}
+    judged.update({prec.judgement_key(pr, f"h{pr}", f"b{pr}"): {"verdict": "nit"} for pr in range(1, 3)})
+    judged.update({prec.judgement_key(pr, f"h{pr}", f"c{pr}"): {"verdict": v}
+                   for pr, v in zip(range(1, 4), ("true", "true", "false"))})
+    tab = prec.tabulate(_states(rows), heads, judged, rules)["rules"]
+    assert tab["RR1"]["status"] == "pass" and tab["RR1"]["prs_blocked"] == 4
+    assert tab["RR2"]["status"] == "unmeasured"  # 2 judged < 3
+    assert tab["RR3"]["status"] == "below bar"
+    assert tab["RR4"]["status"] == "unmeasured" and tab["RR4"]["findings"] == 0
+    del judged[prec.judgement_key(1, "h1", "a1")]
+    t2 = prec.tabulate(_states(rows), heads, judged, rules)
+    assert t2["rules"]["RR1"]["status"] == "unjudged" and [f["fingerprint"] for f in t2["to_judge"]] == ["a1"]
+
+
+def test_merge_refuses_incomplete_or_unknown_verdicts(prec):
+    judged = {}
+    n, problems = prec.merge([
+        {"pr": 1, "commit": "c", "fingerprint": "f", "code": "RR1", "verdict": "true", "reason": "x.yaml:3 …",
+         "judge": "j"},
+        {"pr": 2, "commit": "c", "fingerprint": "g", "code": "RR1", "verdict": "maybe", "reason": "r", "judge": "j"},
+        {"pr": 3, "commit": "c", "fingerprint": "h", "code": "RR1", "verdict": "false", "judge": "j"},
+    ], judged)
+    assert n == 1 and len(problems) == 2 and list(judged) == [prec.judgement_key(1, "c", "f")]
