@@ -216,7 +216,9 @@ def _register_extras() -> None:
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as err:
-            if err.name != mod:
+            # Optional only when the module itself (or its package: `fakegithub` for
+            # `fakegithub.cli`) is not installed; a missing dependency inside it is a real error.
+            if err.name != mod and not mod.startswith(f"{err.name}."):
                 raise
             continue
         _EXTRA_COMMANDS.append(m.register)
