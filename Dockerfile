@@ -6,12 +6,13 @@ RUN apt-get update && apt-get install -y --no-install-recommends git && rm -rf /
 # program runs from site-packages, never from a source tree. tests/test_image.py builds this
 # tree from these COPY lines and checks every command and the CMD below.
 WORKDIR /src
-COPY pyproject.toml README.md requirements.txt ./
+COPY pyproject.toml README.md LICENSE requirements.txt ./
 COPY bot ./bot
 COPY rules ./rules
 COPY fakegithub ./fakegithub
-# The dependencies from the hash-pinned lock file, then the package itself without resolving again.
-RUN pip install --require-hashes -r requirements.txt && pip install --no-deps . \
+# The dependencies and the build backend from the hash-pinned lock file, then the package itself,
+# resolving nothing again and fetching no build backend: nothing unpinned is installed.
+RUN pip install --require-hashes -r requirements.txt && pip install --no-deps --no-build-isolation . \
     && cd / && rm -rf /src && useradd --create-home --uid 10001 app && mkdir /data && chown app /data
 WORKDIR /data
 USER app
