@@ -217,7 +217,7 @@ def _report(job: dict, out, res: Result) -> None:
     res.blocking, res.nits = out.blocking, out.nits  # as the verdict counts them (ignored findings aside)
     if out.status == "forbidden":
         say(READ_ONLY_HINT + f" ({out.reason})", "warning")
-        sys.stdout.write(output.as_github(out.report))
+        sys.stdout.write(output.as_github(out.report, summary=bool(out.summary)))  # the summary lists them all
         res.result = "read-only"
     else:
         res.result = "reviewed"

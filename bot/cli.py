@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
-from bot import output
+from bot import __version__, output
 
 EXIT_OK, EXIT_BLOCKING, EXIT_ERROR = 0, 1, 2
 
@@ -38,6 +39,7 @@ def cmd_check(args) -> int:
     from rules.changeset import ChangeSet
     from rules.engine import run
 
+    selection = selection_of(args)
     if args.changes:
         if args.base or args.head:
             raise UsageError("--changes cannot be combined with --base/--head")
@@ -67,19 +69,58 @@ def cmd_check(args) -> int:
                                            config=config)
         except GitError as err:
             raise UsageError(str(err)) from err
-    report = run(changeset, config)
+    report = run(changeset, config, rules=selection.rules, force=selection.force)
     if args.format == "json":
         out = report.to_dict()
         if config_errors:
             out["config_errors"] = config_errors
         sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
     elif args.format == "github":
-        sys.stdout.write(output.as_github(report, config_errors))
+        summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if summary:
+            write_step_summary(summary, output.step_summary(report, config_errors, quiet=args.quiet))
+        sys.stdout.write(output.as_github(report, config_errors, summary=bool(summary)))
     elif args.format == "sarif":
-        sys.stdout.write(json.dumps(output.as_sarif(report, config, config_errors), ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps(output.as_sarif(report, config, config_errors, selection.rules, selection.force),
+                                    ensure_ascii=False) + "\n")
     else:
-        sys.stdout.write(output.as_text(report, config_errors))
+        sys.stdout.write(output.as_text(report, config_errors, quiet=args.quiet,
+                                        color=output.use_color(sys.stdout, os.environ)))
     return EXIT_BLOCKING if report.blocking else EXIT_OK
+
+
+# GitHub refuses a step summary above 1 MiB (and then shows none): keep well inside it.
+STEP_SUMMARY_MAX = 1_000_000
+
+
+def write_step_summary(path: str, markdown: str) -> None:
+    """Append the Markdown to the job summary file (GITHUB_STEP_SUMMARY), clipped to GitHub's limit."""
+    data = markdown.encode("utf-8")
+    if len(data) > STEP_SUMMARY_MAX:
+        note = "\n\n… clipped at GitHub's job-summary limit; `recipe-review check --format json` lists everything.\n"
+        data = data[:STEP_SUMMARY_MAX - len(note.encode())].decode("utf-8", "ignore").encode() + note.encode()
+    try:
+        with open(path, "ab") as fh:
+            fh.write(data)
+    except OSError as err:
+        raise UsageError(f"cannot write GITHUB_STEP_SUMMARY {path}: {err.strerror}") from err
+
+
+def selection_of(args):
+    """The rules of this run from --select/--ignore (and fix's --only), or a UsageError."""
+    from rules.registry import ALL_RULES
+    from rules.selection import select_rules
+
+    select = getattr(args, "select", None)
+    only = getattr(args, "only", None)
+    if only is not None:
+        if select is not None:
+            raise UsageError("--only is another name for --select: give one of them")
+        select = only
+    try:
+        return select_rules(ALL_RULES, select, getattr(args, "ignore", None))
+    except ValueError as err:
+        raise UsageError(str(err).replace("--select", "--only", 1) if only is not None else str(err)) from err
 
 
 def upstream_default_branch(repo: Path) -> str:
@@ -107,14 +148,12 @@ def upstream_default_branch(repo: Path) -> str:
 
 
 def cmd_fix(args) -> int:
-    from bot.localgit import GitError, changeset_from_worktree, config_at, worktree_root
-    from rules.fix import parse_codes, plan_fix, with_repo
-    from rules.registry import ALL_RULES
+    import dataclasses
 
-    try:
-        only = parse_codes(args.only, ALL_RULES)
-    except ValueError as err:
-        raise UsageError(f"--only: {err}") from err
+    from bot.localgit import GitError, changeset_from_worktree, config_at, worktree_root
+    from rules.fix import plan_fix, with_repo
+
+    selection = selection_of(args)
     repo = Path(args.repo)
     if args.base == "auto":  # the pre-commit hook's `recipe-review hook fix --base auto`
         args.base = upstream_default_branch(repo)
@@ -124,7 +163,11 @@ def cmd_fix(args) -> int:
         top = worktree_root(repo)
     except GitError as err:
         raise UsageError(str(err)) from err
-    result = plan_fix(with_repo(changeset, config), config, only)
+    # Every configured rule (and the selected ones) re-checks the repair, so a fix of one rule that
+    # breaks another is still withdrawn; what is fixed and reported is the selection alone.
+    result = plan_fix(with_repo(changeset, config), config, selection.codes, force=selection.force)
+    if selection.codes is not None:
+        result = dataclasses.replace(result, remaining=[f for f in result.remaining if selection.wants(f.code)])
     report = sys.stderr if args.dry_run else sys.stdout
     for err in config_errors:
         report.write(f"config: {err} (defaults used)\n")
@@ -138,6 +181,8 @@ def cmd_fix(args) -> int:
             except OSError as err:
                 raise UsageError(f"cannot write {f.path}: {err.strerror}") from err
     report.write(fix_summary(result, dry_run=args.dry_run))
+    if args.dry_run:  # ruff's --diff: 1 when there is something to do, a rewrite or a person's fix
+        return EXIT_BLOCKING if result.files or result.blocking_left else EXIT_OK
     return EXIT_BLOCKING if result.blocking_left else EXIT_OK
 
 
@@ -169,6 +214,7 @@ def fix_summary(result, dry_run: bool = False) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="recipe-review", description=__doc__.split("\n\n")[0])
+    p.add_argument("--version", action="version", version=f"recipe-review {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
     c = sub.add_parser("check", help="review a local git range (or a replay JSON file) and print findings",
@@ -182,6 +228,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text",
                    help="text; json (one object, a contract); github (workflow annotations); "
                         "sarif (SARIF 2.1.0 for code scanning)")
+    _selection_args(c)
+    c.add_argument("-q", "--quiet", action="store_true",
+                   help="findings and the count line only: no passed or skipped checks (text, job summary)")
     c.set_defaults(func=cmd_check)
 
     f = sub.add_parser("fix", help="rewrite the working tree so that every finding with a computable fix is fixed",
@@ -195,12 +244,22 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--base", required=True, metavar="REV",
                    help="base revision, e.g. origin/main; `auto`: the upstream's default branch")
     f.add_argument("--pr-number", type=int, metavar="N", help="the PR number: new entries get its canonical pr-link")
-    f.add_argument("--dry-run", action="store_true", help="print the unified diff and write nothing")
-    f.add_argument("--only", metavar="CODE,…", help="fix only these rules (codes or names, comma-separated)")
+    f.add_argument("--dry-run", action="store_true",
+                   help="print the unified diff and write nothing; exit 1 when a file would be rewritten "
+                        "or a blocking finding is left, 0 only when there is nothing to do")
+    _selection_args(f)
+    f.add_argument("--only", metavar="RULES", help="another name for --select")
     f.set_defaults(func=cmd_fix)
     for register in _EXTRA_COMMANDS:
         register(sub)
     return p
+
+
+def _selection_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--select", metavar="RULES",
+                   help="run only these rules: comma-separated codes, names or code prefixes (RR4 = every RR4xx); "
+                        "chosen from every rule, also those the repository config disables")
+    p.add_argument("--ignore", metavar="RULES", help="leave these rules out (same forms as --select)")
 
 
 # Sub-commands defined in other modules register themselves here (serve, worker, demo, fake-github).
@@ -212,11 +271,13 @@ def _register_extras() -> None:
 
     if _EXTRA_COMMANDS:  # main() may run more than once in a process (tests)
         return
-    for mod in ("bot.serve_cli", "fakegithub.cli", "bot.demo", "bot.docs", "bot.action", "bot.hooks"):
+    for mod in ("bot.serve_cli", "bot.register", "fakegithub.cli", "bot.demo", "bot.docs", "bot.action", "bot.hooks"):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as err:
-            if err.name != mod:
+            # Optional only when the module itself (or its package: `fakegithub` for
+            # `fakegithub.cli`) is not installed; a missing dependency inside it is a real error.
+            if err.name != mod and not mod.startswith(f"{err.name}."):
                 raise
             continue
         _EXTRA_COMMANDS.append(m.register)
@@ -233,7 +294,15 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `recipe-review rule --all | head`: the reader left, nothing is wrong
+        sys.stderr.close()
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Through the importable module, so that `bot.cli.UsageError` raised by other modules is the
+    # class caught here (under `python -m bot.cli` this file is also `__main__`).
+    from bot.cli import main as _main
+
+    sys.exit(_main())

@@ -623,3 +623,25 @@ def decode_content(d: dict) -> bytes | None:
     if d.get("encoding") == "base64" and d.get("content") is not None:
         return base64.b64decode(d["content"])
     return None
+
+
+def create_app_from_manifest(api_url: str, code: str, timeout_s: float = 15.0) -> dict:
+    """GitHub's `POST /app-manifests/{code}/conversions` (`recipe-review register`): the App created
+    from a manifest, with its `id`, `slug`, `pem`, `webhook_secret`, `client_id` and `client_secret`.
+    It takes no credentials (the one-hour, one-use code is the credential). Raises GitHubError."""
+    from urllib.parse import quote
+
+    gh = Github(base_url=api_url.rstrip("/"), timeout=int(max(1, timeout_s)), retry=None,
+                seconds_between_requests=None, seconds_between_writes=None)
+    try:
+        _, data = gh.requester.requestJsonAndCheck("POST", f"/app-manifests/{quote(code, safe='')}/conversions")
+    except GithubException as err:
+        message = err.data.get("message") if isinstance(err.data, dict) else None
+        raise GitHubError(f"{err.status} {message or err}", err.status) from err
+    except OSError as err:  # connection refused, DNS, timeout
+        raise GitHubError(f"cannot reach {api_url}: {err}") from err
+    finally:
+        gh.close()
+    if not isinstance(data, dict) or "id" not in data or "pem" not in data:
+        raise GitHubError("the answer has no App id and key")
+    return data

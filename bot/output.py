@@ -7,31 +7,63 @@ from rules.engine import Report
 MARK = {"blocking": "🔴 BLOCKING", "nit": "🟡 nit"}
 
 
-def as_text(report: Report, config_errors: list[str] = ()) -> str:
+# ANSI styles for a terminal (SGR codes); `plain` when colour is off.
+_SGR = {"blocking": "1;31", "nit": "33", "path": "1", "passed": "32", "dim": "2"}
+
+
+class Style:
+    """Colour for the text report: on a terminal only, and never with NO_COLOR."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+
+    def __call__(self, kind: str, text: str) -> str:
+        return f"\x1b[{_SGR[kind]}m{text}\x1b[0m" if self.enabled and text else text
+
+
+def use_color(stream, environ) -> bool:
+    """no-color.org and force-color.org, in the order CPython's own colour support reads them:
+    a non-empty NO_COLOR turns colour off, else a non-empty FORCE_COLOR turns it on, else
+    TERM=dumb turns it off, else colour is on exactly when the stream is a terminal."""
+    if environ.get("NO_COLOR"):
+        return False
+    if environ.get("FORCE_COLOR"):
+        return True
+    if environ.get("TERM") == "dumb":
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def as_text(report: Report, config_errors: list[str] = (), quiet: bool = False, color: bool = False) -> str:
+    """The human report: findings (with why, fix and evidence), then the checks that passed or did
+    not run, then one count line. `quiet`: the findings and the count line only."""
+    st = Style(color)
     out = []
     for err in config_errors:
         out.append(f"config: {err} (defaults used)")
     for f in report.findings:
         where = f"{f.path}:{f.line}" if f.line else (f.path or "(changeset)")
-        out.append(f"{where}: {MARK[f.severity.value]} {f.code} {f.name}: {f.message}")
+        out.append(f"{st('path', where)}: {st(f.severity.value, MARK[f.severity.value])} {f.code} {f.name}: {f.message}")
         if f.why:
-            out.append(f"    why it matters: {f.why}")
+            out.append(st("dim", f"    why it matters: {f.why}"))
         if f.fix:
             out.append(f"    fix: {f.fix}")
         for e in f.evidence:
-            out.append(f"    evidence: {e}")
-    if report.in_base:
+            out.append(st("dim", f"    evidence: {e}"))
+    if report.in_base and not quiet:
         out.append("already in the base (lines this PR does not touch; not counted):")
         out.extend(f"  - {f.path}:{f.line or ''} {f.code} {f.name}: {f.message}" for f in report.in_base)
     passed = [c for c in report.checks if c.status == "passed"]
     other = [c for c in report.checks if c.status != "passed"]
-    if passed:
+    if passed and not quiet:
         out.append("checks passed:")
-        out.extend(f"  ✓ {c.name}: {c.detail}" for c in passed)
-    if other:
+        out.extend(f"  {st('passed', '✓')} {c.name}: {c.detail}" for c in passed)
+    if other and not quiet:
         out.append("checks not run:")
         out.extend(f"  - {c.name} ({c.status}): {c.detail}" for c in other)
-    out.append(f"{len(report.blocking)} blocking, {len(report.nits)} nit(s), {len(passed)} check(s) passed")
+    counts = f"{len(report.blocking)} blocking, {len(report.nits)} nit(s), {len(passed)} check(s) passed"
+    out.append(st("blocking" if report.blocking else ("nit" if report.nits else "passed"), counts))
     return "\n".join(out) + "\n"
 
 
@@ -43,25 +75,81 @@ def _esc_prop(s: str) -> str:
     return _esc_data(s).replace(":", "%3A").replace(",", "%2C")
 
 
-def as_github(report: Report, config_errors: list[str] = ()) -> str:
-    """GitHub Actions workflow commands: one ::error / ::warning per finding."""
-    out = [f"::warning title=recipe-review config::{_esc_data(e)} (defaults used)" for e in config_errors]
+# GitHub shows at most 10 annotations of each level (error, warning, notice) per step, 50 per job;
+# past that they are dropped silently. One notice says how many were left out.
+ANNOTATIONS_PER_LEVEL = 10
+
+
+def _annotation(f) -> str:
+    level = "error" if f.blocking else "warning"
+    props = []
+    if f.path:
+        props.append(f"file={_esc_prop(f.path)}")
+    if f.line:
+        props.append(f"line={f.line}")
+        if f.end_line and f.end_line != f.line:
+            props.append(f"endLine={f.end_line}")
+    props.append(f"title={_esc_prop(f'{f.code} {f.name}')}")
+    body = f.message + (f"\n\nWhy it matters: {f.why}" if f.why else "") + (f"\nFix: {f.fix}" if f.fix else "")
+    return f"::{level} {','.join(props)}::{_esc_data(body)}"
+
+
+def as_github(report: Report, config_errors: list[str] = (), summary: bool = False,
+              limit: int = ANNOTATIONS_PER_LEVEL) -> str:
+    """GitHub Actions workflow commands: an ::error per blocking finding and a ::warning per nit
+    (config errors first among the warnings), at most `limit` of each level, and one ::notice
+    counting the findings left out. Passed checks are not annotated: they go to the job summary
+    (`summary`: GITHUB_STEP_SUMMARY is set, see `step_summary`)."""
+    out = [f"::warning title=recipe-review config::{_esc_data(e)} (defaults used)" for e in config_errors[:limit]]
+    room = {"error": limit, "warning": max(0, limit - len(out))}
+    left = {"error": 0, "warning": 0}
     for f in report.findings:
         level = "error" if f.blocking else "warning"
-        props = []
-        if f.path:
-            props.append(f"file={_esc_prop(f.path)}")
-        if f.line:
-            props.append(f"line={f.line}")
-            if f.end_line and f.end_line != f.line:
-                props.append(f"endLine={f.end_line}")
-        props.append(f"title={_esc_prop(f'{f.code} {f.name}')}")
-        body = f.message + (f"\n\nWhy it matters: {f.why}" if f.why else "") + (f"\nFix: {f.fix}" if f.fix else "")
-        out.append(f"::{level} {','.join(props)}::{_esc_data(body)}")
-    for c in report.checks:
-        if c.status == "passed":
-            out.append(f"::notice title={_esc_prop(c.name)}::{_esc_data(c.detail)}")
+        if room[level] > 0:
+            room[level] -= 1
+            out.append(_annotation(f))
+        else:
+            left[level] += 1
+    if left["error"] or left["warning"]:
+        n = left["error"] + left["warning"]
+        where = "the job summary lists every finding" if summary else \
+            "`recipe-review check --format text` lists every finding"
+        text = (f"{n} more finding{'s' if n != 1 else ''} not annotated ({left['error']} blocking, "
+                f"{left['warning']} nit(s)): GitHub shows {limit} annotations of each level per step; {where}")
+        out.append(f"::notice title=recipe-review::{_esc_data(text)}")
     return "\n".join(out) + ("\n" if out else "")
+
+
+def _md_cell(text: str) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def step_summary(report: Report, config_errors: list[str] = (), quiet: bool = False) -> str:
+    """The job summary (GITHUB_STEP_SUMMARY, Markdown) of `check --format github`: every finding,
+    then the checks that passed and those that did not run (`quiet`: the findings only)."""
+    passed = [c for c in report.checks if c.status == "passed"]
+    other = [c for c in report.checks if c.status != "passed"]
+    lines = ["## recipe-review", "",
+             f"🔴 {len(report.blocking)} blocking · 🟡 {len(report.nits)} nit(s) · ✅ {len(passed)} check(s) passed", ""]
+    if config_errors:
+        lines += ["⚠️ The repository config is invalid; the defaults were used:", ""]
+        lines += [f"- {_md_cell(e)}" for e in config_errors] + [""]
+    if report.findings:
+        lines += ["| | Rule | Where | What | Fix |", "|---|---|---|---|---|"]
+        for f in report.findings:
+            where = f"`{f.path}:{f.line}`" if f.line else (f"`{f.path}`" if f.path else "(whole PR)")
+            lines.append(f"| {'🔴' if f.blocking else '🟡'} | `{f.code}` {f.name} | {where} | {_md_cell(f.message)} | "
+                         f"{_md_cell(f.fix or '')} |")
+        lines.append("")
+    else:
+        lines += ["No findings.", ""]
+    if passed and not quiet:
+        lines += [f"<details><summary>{len(passed)} check(s) passed</summary>", ""]
+        lines += [f"- ✅ **{_md_cell(c.name)}**: {_md_cell(c.detail)}" for c in passed] + ["", "</details>", ""]
+    if other and not quiet:
+        lines += [f"<details><summary>{len(other)} check(s) not run</summary>", ""]
+        lines += [f"- ⚪ **{_md_cell(c.name)}** ({c.status}): {_md_cell(c.detail)}" for c in other] + ["", "</details>", ""]
+    return "\n".join(lines) + "\n"
 
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -90,9 +178,11 @@ def _rule_descriptor(rule, severity: str, help_uri: str | None) -> dict:
     return d
 
 
-def as_sarif(report: Report, config=None, config_errors: list[str] = ()) -> dict:
-    """SARIF 2.1.0 for code scanning: every enabled rule with its documentation, every finding as a
-    result (blocking = error, nit = note) with its region and its fingerprint as a partialFingerprint."""
+def as_sarif(report: Report, config=None, config_errors: list[str] = (), ran=None,
+             force: frozenset[str] = frozenset()) -> dict:
+    """SARIF 2.1.0 for code scanning: every rule that ran (`ran`, default all; enabled by the config
+    or forced by --select) with its documentation, every finding as a result (blocking = error,
+    nit = note) with its region and its fingerprint as a partialFingerprint."""
     from bot import __version__
     from rules.config import EngineConfig
     from rules.registry import ALL_RULES
@@ -100,9 +190,9 @@ def as_sarif(report: Report, config=None, config_errors: list[str] = ()) -> dict
     config = config or EngineConfig()
     help_uri = config.repo.rule_help_uri
     rules, index = [], {}
-    for rule in ALL_RULES:
+    for rule in ALL_RULES if ran is None else ran:
         rc = config.rule_config(rule.CODE, rule.NAME)
-        if not rc.enabled:
+        if not rc.enabled and rule.CODE not in force:
             continue
         index[rule.CODE] = len(rules)
         rules.append(_rule_descriptor(rule, (rc.severity or rule.SEVERITY).value, help_uri))

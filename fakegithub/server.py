@@ -111,6 +111,11 @@ class FakeGitHub(Store):
         self._server = None
         self._thread: threading.Thread | None = None
         self.fail_rules: list[dict] = []  # deterministic faults: {"method", "path", "status", "times"}
+        # The App-manifest flow (fakegithub/apps.py): who is signed in to the web UI, the codes it
+        # handed out (code -> manifest, owner, expiry) and the Apps created from them.
+        self.web_login = "octocat"
+        self.manifest_codes: dict[str, dict] = {}
+        self.created_apps: list[dict] = []
         # GitHub's published descriptions (None: the fake's own rules only); default: the process-wide one.
         self.contract = contracts.default() if contract is _DEFAULT else contract
         self.app = create_app(self)
@@ -172,6 +177,7 @@ class FakeGitHub(Store):
         with self.lock:
             out = super().state()
             out["calls"] = [dict(c) for c in self.calls]
+            out["created_apps"] = [dict(a) for a in self.created_apps]
             return out
 
     def reset_calls(self) -> None:
@@ -217,7 +223,8 @@ class FakeGitHub(Store):
             problem = jwt_problem(auth)
             if problem:
                 return json_response(error(problem, "apps/apps#get-the-authenticated-app"), 401)
-        elif request.method not in ("GET", "HEAD", "OPTIONS") and not auth:
+        elif request.method not in ("GET", "HEAD", "OPTIONS") and not auth and not path.startswith("/app-manifests/"):
+            # (GitHub's manifest conversion is the one write that takes no credentials: the code is one.)
             return json_response(error("Requires authentication", "", 401), 401)
         tok = self.token_of(auth)
         if path != "/graphql" and not self.allows(tok, request.method, path):
@@ -341,21 +348,24 @@ def _b64url(s: str) -> bytes:
 
 def create_app(fake: FakeGitHub) -> Flask:
     """The Flask app serving `fake` (REST, GraphQL and /_fake)."""
-    from fakegithub import fake_api, git_data, graphql_api, rest
+    from fakegithub import apps, fake_api, git_data, graphql_api, rest
 
     app = Flask("fakegithub")
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.url_map.strict_slashes = False
 
+    def _not_api(path: str) -> bool:  # fake-only endpoints and the web UI's App-manifest form
+        return path.startswith("/_fake/") or bool(apps.WEB_PATH.match(path))
+
     @app.before_request
     def _gate():
-        if request.path.startswith("/_fake/"):
+        if _not_api(request.path):
             return None
         return fake.gate()
 
     @app.after_request
     def _finish(resp):
-        if request.path.startswith("/_fake/"):
+        if _not_api(request.path):
             return resp
         return fake.finish(resp)
 
@@ -380,4 +390,5 @@ def create_app(fake: FakeGitHub) -> Flask:
     git_data.register(app, fake)
     graphql_api.register(app, fake)
     fake_api.register(app, fake)
+    apps.register(app, fake)
     return app

@@ -73,10 +73,12 @@ def _first_paragraph(text: str) -> str:
 
 
 def run(changeset: ChangeSet, config: EngineConfig | None = None, rules=None,
-        ctx: ReviewContext | None = None) -> Report:
+        ctx: ReviewContext | None = None, force: frozenset[str] = frozenset()) -> Report:
     """Run every enabled rule; a rule that crashes becomes a finding, never an exception.
 
     Pass `ctx` to share its cached analyses with the caller (the bot reads the changelog facts).
+    Codes in `force` run even where the config disables them (the CLI's `--select`); their
+    severity and options still come from the config.
     """
     config = config or EngineConfig()
     ctx = ctx or ReviewContext(changeset, config)
@@ -85,7 +87,7 @@ def run(changeset: ChangeSet, config: EngineConfig | None = None, rules=None,
     tooling = gate_tooling_changed(changeset, config)
     for rule in rules if rules is not None else ALL_RULES:
         rc = config.rule_config(rule.CODE, rule.NAME)
-        if not rc.enabled:
+        if not rc.enabled and rule.CODE not in force:
             continue
         severity = rc.severity or rule.SEVERITY
         sections = doc_sections(rule)

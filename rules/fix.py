@@ -214,12 +214,13 @@ def with_repo(changeset: ChangeSet, config: EngineConfig | None = None) -> Chang
 
 
 def plan_fix(changeset: ChangeSet, config: EngineConfig | None = None, only: set[str] | None = None,
-             rules=None) -> FixResult:
-    """Compute the fix (see the module docstring); touches nothing."""
+             rules=None, force: frozenset[str] = frozenset()) -> FixResult:
+    """Compute the fix (see the module docstring); touches nothing. `only`: repair these rules'
+    findings alone; `force`: codes that run although the config disables them (`--select`)."""
     config = config or EngineConfig()
     original = {f.path: f.head for f in changeset.files}
     ctx = ReviewContext(changeset, config)
-    before = run(changeset, config, rules=rules, ctx=ctx)
+    before = run(changeset, config, rules=rules, ctx=ctx, force=force)
     report, current = before, changeset
     changes: dict[str, list[str]] = {}
     refused: dict[str, str] = {}
@@ -230,7 +231,7 @@ def plan_fix(changeset: ChangeSet, config: EngineConfig | None = None, only: set
             break
         candidate = with_heads(current, {p: new for p, (new, _) in edits.items()})
         cctx = ReviewContext(candidate, config)
-        after = run(candidate, config, rules=rules, ctx=cctx)
+        after = run(candidate, config, rules=rules, ctx=cctx, force=force)
         old, new = _groups(before), _groups(after)
         worse = {path for (code, path), n in new.items() if path in edits and n > old.get((code, path), 0)}
         if worse:  # a repair that adds a finding is no repair: keep that file as it was

@@ -130,3 +130,14 @@ def github_client(fake_github):
         yield gh
     finally:
         gh.close()
+
+
+@pytest.fixture(scope="session")
+def rsa_private_key() -> str:
+    """A fresh 2048-bit RSA key in PEM (PKCS#8), the kind GitHub issues for an App."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                             serialization.NoEncryption()).decode()

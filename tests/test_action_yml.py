@@ -105,3 +105,62 @@ def test_the_readme_documents_the_action_and_the_hooks():
     cfg = yaml.safe_load(snippet.group(1))
     ids = {h["id"] for r in cfg["repos"] for h in r["hooks"]}
     assert ids == {"recipe-review", "recipe-review-fix"}
+
+
+PINNED = re.compile(r"^\s*(?:- )?uses: (?P<action>[\w.-]+/[\w./-]+)@(?P<ref>\S+)(?:\s+#\s*(?P<comment>.*))?$")
+FILES = [ROOT / "action.yml", *WORKFLOWS]
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
+def test_third_party_actions_are_pinned_by_commit_sha_with_the_tag_in_a_comment(path):
+    uses = [m for m in map(PINNED.match, path.read_text().splitlines()) if m]
+    for m in uses:
+        if m["action"] == "<owner>/recipe-review" or m["action"].startswith("<owner>/"):
+            # The placeholder cannot be pinned as written; the line says so and how.
+            assert m["ref"] == "<ref>" and "zizmor: ignore[unpinned-uses]" in (m["comment"] or "")
+            continue
+        assert re.fullmatch(r"[0-9a-f]{40}", m["ref"]), f"{path.name}: {m['action']}@{m['ref']} is not a commit SHA"
+        assert re.fullmatch(r"v\d+(\.\d+){0,2}", (m["comment"] or "").strip()), f"{path.name}: no tag comment"
+    text = path.read_text()
+    assert "<owner>/recipe-review@<ref>" not in text or "cannot be SHA-pinned" in text
+
+
+def test_the_action_leaves_the_callers_python_alone_and_installs_only_hashed_artifacts(action):
+    steps = action["runs"]["steps"]
+    setup = next(s for s in steps if s.get("uses", "").startswith("actions/setup-python@"))
+    assert setup["with"]["update-environment"] is False or setup["with"]["update-environment"] == "false"
+    install = next(s for s in steps if s.get("name") == "Install recipe-review")
+    assert install["env"]["PYTHON"] == f"${{{{ steps.{setup['id']}.outputs.python-path }}}}"
+    run = install["run"]
+    assert 'venv="$RUNNER_TEMP/recipe-review"' in run and '"$PYTHON" -m venv "$venv"' in run
+    pips = [ln for ln in run.replace("\\\n", " ").splitlines() if "pip install" in ln]
+    assert len(pips) == 2
+    assert "--require-hashes" in pips[0] and '-r "$GITHUB_ACTION_PATH/requirements.txt"' in pips[0]
+    assert "--no-deps" in pips[1] and "--no-build-isolation" in pips[1]  # nothing resolved or fetched again
+
+
+def test_the_lock_file_pins_every_runtime_dependency_with_hashes():
+    import tomllib
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    pins: dict[str, tuple[str, int]] = {}
+    current = None
+    for line in (ROOT / "requirements.txt").read_text().splitlines():
+        m = re.match(r"^([A-Za-z0-9_.-]+)==(\S+)", line)
+        if m:
+            current = canonicalize_name(m.group(1))
+            pins[current] = (m.group(2), 0)
+        elif current and line.strip().startswith("--hash=sha256:"):
+            pins[current] = (pins[current][0], pins[current][1] + 1)
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    build = [ln.strip() for ln in (ROOT / "requirements.in").read_text().splitlines()
+             if ln.strip() and not ln.startswith("#")]
+    assert any(b.startswith("setuptools") for b in build)  # the build backend, for --no-build-isolation
+    for dep in [*deps, *build]:
+        req = Requirement(dep)
+        name = canonicalize_name(req.name)
+        assert name in pins, f"{req.name} is not in requirements.txt: regenerate it (its header says how)"
+        assert req.specifier.contains(pins[name][0], prereleases=True), f"{req.name}=={pins[name][0]} vs {dep}"
+    assert all(n > 0 for _, n in pins.values()), "every pin carries its artifacts' hashes"

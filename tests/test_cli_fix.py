@@ -35,7 +35,7 @@ def fixed_text(number=4867):
 def test_dry_run_prints_a_diff_that_git_applies_and_writes_nothing(pr_repo):
     before = (pr_repo.path / LOG).read_bytes()
     proc = cli(pr_repo.path, "fix", "--base", "main", "--pr-number", "4867", "--dry-run")
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr  # ruff's --diff: a file would be rewritten
     assert proc.stdout.startswith(f"diff --git a/{LOG} b/{LOG}\n--- a/{LOG}\n+++ b/{LOG}\n@@ ")
     assert "would fix perf-changelog.yaml" in proc.stderr and "RR001" in proc.stderr
     assert (pr_repo.path / LOG).read_bytes() == before
@@ -76,7 +76,8 @@ def test_uncommitted_edits_are_what_gets_fixed(pr_repo):
 
 def test_only(pr_repo):
     proc = cli(pr_repo.path, "fix", "--base", "main", "--pr-number", "4867", "--only", "changelog-pr-link-placeholder")
-    assert proc.returncode == 1  # the misplaced entry (blocking) is left: it was not selected
+    # `--only` is `--select`: the misplaced entry is neither fixed nor reported, it was not selected.
+    assert proc.returncode == 0 and "RR001" not in proc.stdout and "RR005" in proc.stdout
     text = (pr_repo.path / LOG).read_text()
     assert text == insert_before(BASE, 3, entry("dsv4-fp4-b200-vllm", 4867))
 
@@ -103,7 +104,8 @@ def test_refused_changelog_is_explained_and_left_as_it_is(git_repo):
 @pytest.mark.parametrize("args,message", [
     (("--base", "nope"), "unknown revision"),
     (("--base", "main", "--only", "RR999"), "--only: no rule has the code"),
-], ids=["unknown-base", "unknown-code"])
+    (("--base", "main", "--select", "RR999"), "--select: no rule has the code"),
+], ids=["unknown-base", "unknown-code", "unknown-selected-code"])
 def test_errors_exit_2(pr_repo, args, message):
     proc = cli(pr_repo.path, "fix", *args)
     assert proc.returncode == 2 and message in proc.stderr
@@ -120,5 +122,5 @@ def test_help_lists_exactly_the_contract_flags():
     proc = subprocess.run([sys.executable, "-m", "bot.cli", "fix", "--help"], capture_output=True, text=True,
                           cwd=ROOT)
     flags = {w.strip(",.;:()") for w in proc.stdout.replace("[", " ").replace("]", " ").split() if w.startswith("--")}
-    assert flags == {"--help", "--repo", "--base", "--pr-number", "--dry-run", "--only"}
+    assert flags == {"--help", "--repo", "--base", "--pr-number", "--dry-run", "--only", "--select", "--ignore"}
 

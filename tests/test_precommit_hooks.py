@@ -61,6 +61,7 @@ def test_the_pre_push_hook_fails_on_a_misplaced_entry(tmp_path, pre_commit_home)
     assert proc.returncode == 1, out
     assert "recipe-review" in out and "Failed" in out
     assert "RR001 changelog-entry-misplaced" in out and "1 blocking" in out
+    assert "checks passed:" not in out and "✓" not in out  # `--quiet`: the findings only
 
 
 def test_the_pre_push_hook_passes_a_clean_append(tmp_path, pre_commit_home):
@@ -86,5 +87,5 @@ def test_the_hook_file_names_the_contract_ids():
     hooks = {h["id"]: h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
     assert set(hooks) == {"recipe-review", "recipe-review-fix"}
     assert hooks["recipe-review"]["stages"] == ["pre-push"]
-    assert hooks["recipe-review"]["entry"] == "recipe-review check --base auto"
+    assert hooks["recipe-review"]["entry"] == "recipe-review check --base auto --quiet"
     assert all(h["language"] == "python" and h["pass_filenames"] is False for h in hooks.values())

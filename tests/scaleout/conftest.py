@@ -108,7 +108,8 @@ class Workers:
 
 def worker_env(redis_url: str, **overrides: str) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "RQ_", "WEBHOOK_"))}
-    env.update(QUEUE="rq", REDIS_URL=redis_url, PYTHONPATH=str(REPO), RQ_LOCK_TTL_S="2",
+    # A worker refuses to start without credentials; tests that talk to a fake GitHub set their own.
+    env.update(QUEUE="rq", REDIS_URL=redis_url, PYTHONPATH=str(REPO), GITHUB_TOKEN="scaleout-token", RQ_LOCK_TTL_S="2",
                RQ_REAP_INTERVAL_S="0.2", RQ_RETRY_DELAYS_S="[0.2, 0.4]", WRITE_INTERVAL_S="0",
                LOG_LEVEL="INFO", STORE_PATH=os.devnull)
     env.update(overrides)
