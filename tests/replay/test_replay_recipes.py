@@ -23,9 +23,6 @@ SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "inferencex"
 RULES = [r for r in ALL_RULES if "RR201" <= r.CODE <= "RR249"]
 SNAPSHOT = {"configs/nvidia-master.yaml": "nvidia-master.yaml", "configs/amd-master.yaml": "amd-master.yaml",
             "configs/runners.yaml": "runners.yaml"}
-# Real errors in the data, each checked by hand (see notes/recipes.md).
-_B300_DECODE = ("The decode role sets max-cudagraph-capture-size 2048 with max-num-batched-tokens 256/512 under "
-                "FULL_AND_PIECEWISE: sizes above the token budget can never run (RULES.md E2 lists the same files).")
 # Real problems in the data, judged by hand (notes/engine-semantics.md has the list with the PRs).
 _QUEUE = ('The largest concurrency is at least 2× (disaggregated) or above (aggregated) what the serving '
           "workers admit, by each engine's scope (vLLM max-num-seqs per DP rank, SGLang max-running-"
@@ -53,9 +50,6 @@ _EP_LABEL = ('The master labels decode ep 1, but the decode role is TEP8 with en
              'the label is wrong.')
 _IDLE_NODES = ('decode_nodes 4 for one 8-GPU decode worker on 4-GPU nodes: two nodes allocated and idle.')
 EXPLAINED: dict[tuple[str, str], str] = {
-    **{(f"vllm/deepseek-v4/8k1k/disagg-b300-{name}.yaml", "RR202"): _B300_DECODE
-       for name in ("high-tpt-megamoe", "low-latency", "low-middle-curve", "max-tpt-megamoe", "mid-curve-megamoe",
-                    "high-tpt-megamoe-mtp3", "low-latency-mtp3", "mid-curve-megamoe-mtp3")},
     **{(p, 'RR210'): _QUEUE for p in (
         'dsr1/sglang/b200-fp8/1k1k/disagg/1k1k.yaml',
         'sglang/deepseek-v4/1k1k/disagg-1p1d-dep8-conc8192-mtp.yaml',
