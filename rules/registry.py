@@ -75,6 +75,7 @@ from rules.recipe.checks import (
     recipe_container_mismatch,
     recipe_name_workers_mismatch,
     trt_capture_exceeds_max_batch,
+    workers_nodes_excess,
     workers_nodes_mismatch,
 )
 from rules.scripts.checks import (
@@ -153,6 +154,7 @@ ALL_RULES = (
     dp_attention_not_passed,
     ep_mismatch,
     workers_nodes_mismatch,
+    workers_nodes_excess,
     recipe_name_workers_mismatch,
     host_pool_exceeds_budget,
     mtp_recipe_chat_template_missing,

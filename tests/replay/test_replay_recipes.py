@@ -42,13 +42,10 @@ _SPEC_V2 = ('An SGLang speculative role on an image older than 0.5.13 without SG
             'finding of #1907 (the point runs the V1 worker, unlike its siblings).')
 _EP_ALIGN = ("Prefill DP2 (and decode DP) without enable-expert-parallel while the PR's master labels ep 2 / "
              '8: the PR later aligned the 8k1k expert-parallel settings with 1k1k.')
-_GB200_NODES = ('The GB200 (4-GPU) node counts copied to B200 (8-GPU) nodes: the #1649 finding (its prefill '
-                'counts too).')
 _NAME_LAYOUT = ('The NpMd in the name or file name is not the worker layout (1p-1d with 2-3 decode workers; 1p1d '
                 'with 2 prefill workers): the #3103 pattern.')
 _EP_LABEL = ('The master labels decode ep 1, but the decode role is TEP8 with enable-expert-parallel (EP 8): '
              'the label is wrong.')
-_IDLE_NODES = ('decode_nodes 4 for one 8-GPU decode worker on 4-GPU nodes: two nodes allocated and idle.')
 EXPLAINED: dict[tuple[str, str], str] = {
     **{(p, 'RR210'): _QUEUE for p in (
         'dsr1/sglang/b200-fp8/1k1k/disagg/1k1k.yaml',
@@ -198,11 +195,6 @@ EXPLAINED: dict[tuple[str, str], str] = {
     ('vllm/minimax-m3/b300-fp8/8k1k/4p3d-dep2-dep4-8k1k.yaml', 'RR216'): _EP_ALIGN,
     ('vllm/minimax-m3/b300-fp8/8k1k/5p2d-dep2-tep8-8k1k.yaml', 'RR216'): _EP_ALIGN,
     ('vllm/minimax-m3/b300-fp8/8k1k/5p2d-dep2-tp8-marlin-8k1k.yaml', 'RR216'): _EP_ALIGN,
-    ('vllm/deepseek-v4/8k1k/disagg-gb300-6p1d-dep4-dep8-32-c2048.yaml', 'RR217'): _IDLE_NODES,
-    ('vllm/minimax-m2.5-b200-fp8/1k1k/dep8.yaml', 'RR217'): _GB200_NODES,
-    ('vllm/minimax-m2.5-b200-fp8/1k1k/disagg-b200-1p4d-dep2-hi-conc.yaml', 'RR217'): _GB200_NODES,
-    ('vllm/minimax-m2.5-b200-fp8/1k1k/disagg-b200-2p1d-dep8.yaml', 'RR217'): _GB200_NODES,
-    ('vllm/minimax-m2.5-b200-fp8/8k1k/disagg-b200-3p2d-dep4.yaml', 'RR217'): _GB200_NODES,
     ('dsr1/sglang/b200-fp8/8k1k/disagg/mtp/8k1k_mtp_lowlat_0.yaml', 'RR218'): _NAME_LAYOUT,
     ('dsr1/sglang/b200-fp8/8k1k/disagg/mtp/8k1k_mtp_maxtpt_0.yaml', 'RR218'): _NAME_LAYOUT,
     ('dsr1/sglang/b200-fp8/8k1k/disagg/mtp/8k1k_mtp_maxtpt_1.yaml', 'RR218'): _NAME_LAYOUT,
