@@ -140,7 +140,7 @@ CATEGORY_RULES: dict[str, Row] = {
     # recipes
     "recipe_container_mismatch": Row(("RR304",), "a multi-node recipe's model.container differs from the master image"),
     "gpu_count_parallelism": Row(("RR207",), "a role's GPU count differs from the product of its parallelism"),
-    "disagg_node_count": Row(("RR217", "RR218"), "nodes × GPUs per node that do not fit workers × GPUs per worker (RR217), or an NpMd name that is not the worker layout (RR218)"),
+    "disagg_node_count": Row(("RR217", "RR223", "RR218"), "nodes × GPUs per node that do not fit workers × GPUs per worker (too few: RR217; idle nodes: RR223), or an NpMd name that is not the worker layout (RR218)"),
     "dram_budget": Row(("RR205", "RR206", "RR219"), "offload pool bytes vs TOTAL_CPU_DRAM_GB (RR205) or vs dram-utilization (RR206); any host pool above the node's budget or host DRAM (RR219)"),
     "offload_pool_arithmetic": Row(("RR205", "RR219"), "per-rank × ranks vs the pool total and the budget (RR205); pools of every type × ranks on a node vs budget and host (RR219)"),
     "capture_size_vs_conc": Row(("RR202", "RR204", "RR212", "RR213", "RR418"), "capture sizes vs the decode range max-num-seqs × (k + 1) (RR202, RR204); the capture cap (explicit, RR212, or the engine default, RR213) below the per-rank decode batch at the point's concurrency; a cap the script computes but never passes (RR418)"),

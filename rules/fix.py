@@ -44,7 +44,7 @@ SAFE_SUGGESTIONS = frozenset({
     "RR004", "RR005",  # this PR's canonical pr-link
     "RR006",  # exactly one final newline
     "RR007",  # exactly one empty separator line
-    "RR201",  # a capture list sorted and deduplicated
+    "RR224",  # a capture list sorted, deduplicated and written as integers (the list vLLM uses)
     "RR250",  # the stated result of a comment's arithmetic, recomputed
     "RR302",  # `--use-chat-template` added to the MTP benchmark call
 })

@@ -696,6 +696,8 @@ class CaptureNeed:
     demand: Demand
     need: int  # in the engine's capture unit (vLLM tokens: batch × (k + 1); others requests)
     top: Setting  # the largest captured size (as written, or assumed from the defaults table)
+    unbounded: int = 0  # the need before the per-step token budget bounds it
+    budget: str | None = None  # how the token budget bounds the need, when it does
 
     @property
     def short(self) -> bool:
@@ -704,14 +706,38 @@ class CaptureNeed:
     @property
     def arith(self) -> str:
         k = self.es.k
-        tokens = f" × (k + 1) = {fmt(self.demand.per_rank)} × {k + 1} = {fmt(self.need)} tokens" if self.es.engine == "vllm" else ""
+        raw = self.unbounded or self.need
+        tokens = f" × (k + 1) = {fmt(self.demand.per_rank)} × {k + 1} = {fmt(raw)} tokens" if self.es.engine == "vllm" else ""
         unit = "" if tokens else " requests"
-        return f"{self.demand.arith}{tokens}{unit}; graphs up to {self.top.label}"
+        bound = f", at most {self.budget} per step = {fmt(self.need)}" if self.budget else ""
+        return f"{self.demand.arith}{tokens}{unit}{bound}; graphs up to {self.top.label}"
+
+
+def step_budget(es: EngineSettings) -> tuple[int, str] | None:
+    """The most one scheduling step runs, in the engine's capture unit, when the role writes a
+    per-step token budget: vLLM `max-num-batched-tokens` (tokens; `Scheduler.schedule` starts
+    each step from `token_budget = self.max_num_scheduled_tokens` and stops scheduling when it is
+    spent, vllm/v1/core/sched/scheduler.py); TensorRT-LLM `max_num_tokens` / (1 + draft tokens)
+    requests (the micro-batch scheduler caps an iteration at max_num_tokens, and
+    `_filter_cuda_graph_batch_sizes` in tensorrt_llm/_torch/pyexecutor/model_engine.py calls that
+    quotient "the largest possible batch size for a pure decoding batch"). SGLang's
+    `chunked-prefill-size` bounds prefill chunks only, not decode batches: None."""
+    mbt = as_int(es.max_batched_tokens.value) if es.max_batched_tokens is not None else None
+    if mbt is None or mbt <= 0:
+        return None
+    if es.engine == "vllm":
+        return mbt, f"`{es.max_batched_tokens.name}` {fmt(mbt)} tokens"
+    if es.engine == "trtllm":
+        per = mbt // (1 + es.k)
+        return per, (f"`{es.max_batched_tokens.name}` {fmt(mbt)} / (1 + {es.k}) = {fmt(per)} requests" if es.k
+                     else f"`{es.max_batched_tokens.name}` {fmt(mbt)} requests")
+    return None
 
 
 def capture_need(bp: "BenchmarkPoint", es: EngineSettings) -> CaptureNeed | None:
     """The capture demand of a serving instance at the point's largest concurrency, or None
-    (graphs off, no concurrency, or an unreadable capture setting)."""
+    (graphs off, no concurrency, or an unreadable capture setting). A rank never runs more in one
+    step than its token budget (`step_budget`), so the need is bounded by it."""
     if es.engine is None or es.capture_off is not None or not bp.concurrencies:
         return None
     if es.dp_attention is not None and es.dp_attention.value is None:
@@ -723,6 +749,9 @@ def capture_need(bp: "BenchmarkPoint", es: EngineSettings) -> CaptureNeed | None
     if d is None:
         return None
     need = d.per_rank * (es.k + 1) if es.engine == "vllm" else d.per_rank
+    sb = step_budget(es)
+    if sb is not None and sb[0] < need:
+        return CaptureNeed(es, d, sb[0], top, need, sb[1])
     return CaptureNeed(es, d, need, top)
 
 

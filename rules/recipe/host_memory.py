@@ -35,7 +35,7 @@ from rules.context import ReviewContext
 from rules.recipe.engine_settings import (
     DRAM_ENV, GB, BenchmarkPoint, EngineSettings, HostPool, fmt, line_text,
 )
-from rules.recipe.points import as_int
+from rules.recipe.points import added_in, as_int
 
 # Host DRAM of the runners (MiB), as in configs/runners.yaml `hardware:` of the Aug-2026 snapshot;
 # runners.yaml in the PR's context wins. GPU types whose hosts all have one size are listed too.
@@ -200,39 +200,72 @@ class Claim:
     line: int | None
 
 
-def out_of_line(claims: list[Claim]) -> tuple[int | None, list[Claim]]:
+def out_of_line(claims: list[Claim], changed: set[tuple[str, int]] | None = None) -> tuple[int | None, list[Claim]]:
     """(the value most claims agree on, the claims that differ from it).
 
-    With no majority (two values, or an even split) the agreed value is None and every claim is
-    returned: the finding then names all of them.
+    Values tied by arithmetic: when two agree with each other, the odd one is blamed. With no
+    majority (two values, or an even split) the value the PR changed is blamed when it changed
+    only one of them (`changed`: the (path, line) pairs the PR adds) and the others agree among
+    themselves: the edit is what broke an agreement. Otherwise the agreed value is None and every
+    claim is returned: the finding then names all of them.
     """
     if not claims:
         return None, []
     counts = Counter(c.value for c in claims)
     (top, n), *rest = counts.most_common()
-    if rest and rest[0][1] == n:
-        return None, list(claims)
-    if n < 2:
-        return None, list(claims)
-    return top, [c for c in claims if c.value != top]
+    if n >= 2 and not (rest and rest[0][1] == n):
+        return top, [c for c in claims if c.value != top]
+    if changed:
+        edited = [c for c in claims if c.line is not None and (c.path, c.line) in changed]
+        kept = [c for c in claims if c not in edited]
+        if edited and kept and len({c.value for c in edited}) == 1 and len({c.value for c in kept}) == 1 \
+                and edited[0].value != kept[0].value:
+            return kept[0].value, edited
+    return None, list(claims)
+
+
+_PER_RANK_AFTER = re.compile(r"^\s*(?:/|per|each|a)\s*(?:rank|gpu|worker)\b", re.I)
+
+
+def _comment_figure(comment: str) -> int | None:
+    """The one `N GB` total a comment states (None for none, several, or a per-rank figure)."""
+    found = []
+    for m in _COMMENT_GB.finditer(comment):
+        if _PER_RANK_AFTER.match(comment[m.end():]):
+            continue
+        found.append(m.group(1))
+    if len(found) != 1:
+        return None
+    try:
+        return int(float(found[0].replace(",", "").replace("_", "")))
+    except ValueError:
+        return None
 
 
 def comment_claims(ctx: ReviewContext, path: str, lines: list[int | None]) -> list[Claim]:
-    """`N GB` figures stated in the comments of the given lines (one figure per line)."""
+    """`N GB` totals stated in the comments of the given lines: each line's own comment, and the
+    comment-only lines directly above it (the note written over a value). One figure per
+    comment; per-rank figures (`135 GB per rank`) are not totals and do not vote."""
     out = []
+    seen: set[int] = set()
     for line in dict.fromkeys(x for x in lines if x is not None):
         text = line_text(ctx, path, line)
-        if text is None or "#" not in text:
-            continue
-        comment = text.split("#", 1)[1]
-        nums = _COMMENT_GB.findall(comment)
-        if len(nums) != 1:
-            continue
-        try:
-            value = int(float(nums[0].replace(",", "").replace("_", "")))
-        except ValueError:
-            continue
-        out.append(Claim("the comment", value, path, line))
+        if text is not None and "#" in text and line not in seen:
+            seen.add(line)
+            value = _comment_figure(text.split("#", 1)[1])
+            if value is not None:
+                out.append(Claim("the comment", value, path, line))
+        above = line - 1
+        while above > 0 and above not in seen:
+            t = line_text(ctx, path, above)
+            if t is None or not t.lstrip().startswith("#"):
+                break
+            seen.add(above)
+            value = _comment_figure(t.lstrip()[1:])
+            if value is not None:
+                out.append(Claim("the comment", value, path, above))
+                break  # the nearest note above the value speaks for it
+            above -= 1
     return out
 
 
@@ -273,7 +306,10 @@ def dram_agreement(ctx: ReviewContext, bp: BenchmarkPoint, np: NodePool,
     if master is not None:
         claims.append(Claim(MASTER, master.expect, master.path, master.line))
     claims += comment_claims(ctx, path, [np.pool.line, budget_line])
-    agreed, blamed = out_of_line(claims)
+    changed = {(path, x) for x in added_in(ctx, path)}
+    if master is not None:
+        changed |= {(master.path, x) for x in added_in(ctx, master.path)}
+    agreed, blamed = out_of_line(claims, changed)
     return DramAgreement(bp, np, budget, budget_line, master, mb if isinstance(mb, str) else None,
                          tuple(claims), agreed, tuple(blamed))
 

@@ -486,9 +486,40 @@ def where(point: Point, role: Role) -> str:
 
 # --- vLLM cudagraph capture facts (shared by the capture-list rules) -------------------------
 
-# Modes whose graphs also serve mixed prefill batches, so the list must reach the scheduler budget.
+# Modes whose graphs also serve mixed prefill batches (every listed size is captured as a mixed
+# graph: `CudagraphDispatcher.initialize_cudagraph_keys`, vllm/v1/cudagraph_dispatcher.py).
 PREFILL_MODES = ("PIECEWISE", "FULL_AND_PIECEWISE")
+MIXED_MODES = ("PIECEWISE", "FULL_AND_PIECEWISE", "FULL")
+# A separate FULL decode routine and no mixed graphs: only sizes from k + 1 to
+# max-num-seqs × (k + 1) are ever captured (same function).
 DECODE_ONLY_MODES = ("FULL_DECODE_ONLY",)
+
+
+def engine_size(x: Any) -> int | None:
+    """One capture size as vLLM's config validation reads it, or None when it rejects it.
+
+    `CompilationConfig.cudagraph_capture_sizes` is `list[int]`, validated by pydantic in lax mode
+    (`vllm/engine/arg_utils.py` `parse_dataclass`: `TypeAdapter(cls).validate_json`): it takes
+    `true` as 1, `8.0` and `"8"` as 8, and rejects `8.5`, `"eight"`, `null` and nested lists.
+    """
+    if isinstance(x, bool):
+        return int(x)
+    if isinstance(x, int):
+        return x
+    if isinstance(x, float):
+        return int(x) if x.is_integer() else None
+    if isinstance(x, str):
+        t = x.strip()
+        try:
+            return int(t)
+        except ValueError:
+            pass
+        try:
+            f = float(t)
+        except ValueError:
+            return None
+        return int(f) if f.is_integer() else None
+    return None
 
 
 @dataclass(frozen=True)
@@ -507,6 +538,10 @@ class Capture:
     mns_line: int | None
     k: int | None  # num_speculative_tokens (0 without speculative decoding; None when unreadable)
     k_line: int | None
+    # Both the compilation-config field and its top-level CLI spelling are set (vLLM refuses them
+    # together): the CLI arg's name and line.
+    sizes_twice: tuple[str, int | None] | None = None
+    mccs_twice: tuple[str, int | None] | None = None
 
     @property
     def valid_sizes(self) -> list[int] | None:
@@ -521,6 +556,31 @@ class Capture:
         return s
 
     @property
+    def read_sizes(self) -> list[int] | None:
+        """The list as vLLM's validation reads it (entries coerced as pydantic does), in the
+        written order; None when it is not a list or holds an entry vLLM rejects."""
+        s = self.sizes
+        if not isinstance(s, list):
+            return None
+        out = [engine_size(x) for x in s]
+        return None if any(x is None for x in out) else out  # type: ignore[misc]
+
+    @property
+    def engine_sizes(self) -> list[int] | None:
+        """The sizes vLLM keeps before the token budget: deduplicated and sorted
+        (`VllmConfig._set_cudagraph_sizes`, vllm/config/vllm.py)."""
+        r = self.read_sizes
+        return sorted(set(r)) if r else None
+
+    def kept_sizes(self) -> list[int] | None:
+        """The sizes vLLM captures at all: those not above max-num-batched-tokens (None when the
+        budget is not written, or the list unreadable)."""
+        s = self.engine_sizes
+        if s is None or self.mbt is None:
+            return None
+        return [x for x in s if x <= self.mbt]
+
+    @property
     def decode_max(self) -> int | None:
         """max-num-seqs × (k + 1): the most tokens one decode step schedules."""
         if self.mns is None or self.k is None or self.mns <= 0 or self.k < 0:
@@ -532,6 +592,12 @@ class Capture:
         """The list stays in the decode range (a deliberate decode-only list, e.g. conc 1)."""
         s, dmax = self.valid_sizes, self.decode_max
         return bool(s and dmax and s[-1] <= dmax)
+
+    @property
+    def captures_mixed(self) -> bool:
+        """Every listed size is captured as a graph of mixed batches (the mode is not decode-only;
+        an unset mode is vLLM's default, FULL_AND_PIECEWISE)."""
+        return self.mode is None or self.mode in MIXED_MODES
 
 
 def capture(role: Role) -> Capture | None:
@@ -547,16 +613,33 @@ def capture(role: Role) -> Capture | None:
     cdata = comp.data if comp is not None and isinstance(comp.data, dict) else {}
     mode = cdata.get("cudagraph_mode")
     mode = mode.upper() if isinstance(mode, str) else None
+    if mode == "NONE":
+        return None  # no graphs: vLLM ignores the sizes (`_set_cudagraph_sizes` empties the list)
     sizes = cdata.get("cudagraph_capture_sizes")
     sizes_line = comp.line if comp is not None else None
-    if sizes is None:
-        v = role.arg("cuda-graph-sizes")
-        if v is not None:
-            sizes, sizes_line = v.value, v.line
+    sizes_twice = None
+    for name in ("cudagraph-capture-sizes", "cuda-graph-sizes"):
+        v = role.arg(name)
+        if v is None:
+            continue
+        if sizes is not None and name == "cudagraph-capture-sizes" and sizes_twice is None:
+            # `EngineArgs.create_engine_config` (vllm/engine/arg_utils.py) raises "… are mutually
+            # exclusive". (`--cuda-graph-sizes` beside the JSON list did not raise in releases
+            # before ≈ 0.11.1, so only the newer spelling is recorded.)
+            sizes_twice = (name, v.line)
+        if sizes is None:
+            # A CLI list arg (nargs="+"): a scalar or a spaced string is the list of its words.
+            value = v.value
+            if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+                value = [w for w in re.split(r"[\s,]+", str(value).strip()) if w] if isinstance(value, str) else [value]
+            sizes, sizes_line = value, v.line
     mccs, mccs_line = as_int(cdata.get("max_cudagraph_capture_size")), comp.line if comp is not None else None
+    v = role.arg("max-cudagraph-capture-size")
+    mccs_twice = None
     if cdata.get("max_cudagraph_capture_size") is None:
-        v = role.arg("max-cudagraph-capture-size")
         mccs, mccs_line = (as_int(v.value), v.line) if v is not None else (None, None)
+    elif v is not None:
+        mccs_twice = ("max-cudagraph-capture-size", v.line)
     mbt_v, mns_v = role.arg("max-num-batched-tokens"), role.arg("max-num-seqs")
     spec = role.json("speculative-config")
     if spec is None:
@@ -566,7 +649,8 @@ def capture(role: Role) -> Capture | None:
         k, k_line = as_int(sdata.get("num_speculative_tokens")), spec.line
     return Capture(role, mode, sizes, sizes_line, mccs, mccs_line,
                    as_int(mbt_v.value) if mbt_v else None, mbt_v.line if mbt_v else None,
-                   as_int(mns_v.value) if mns_v else None, mns_v.line if mns_v else None, k, k_line)
+                   as_int(mns_v.value) if mns_v else None, mns_v.line if mns_v else None, k, k_line,
+                   sizes_twice, mccs_twice)
 
 
 def captures(ctx: ReviewContext, path: str) -> list[tuple[Point, Capture]]:

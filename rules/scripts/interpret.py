@@ -1783,28 +1783,33 @@ def _b_printf(it, rest, path, line, words, env_prefix, end):
 
 
 def _printf(fmt: str, args: list[str]) -> "str | Unknown":
+    """bash's printf for %s/%d/%q: the format is reused while arguments remain
+    (`printf "%s, " 1 2 4` prints `1, 2, 4, `)."""
     out = []
-    i = 0
     ai = 0
     fmt = fmt.replace("\\n", "\n").replace("\\t", "\t")
-    while i < len(fmt):
-        c = fmt[i]
-        if c == "%" and i + 1 < len(fmt):
-            m = re.match(r"%([-0-9.]*)([sdq%])", fmt[i:])
-            if not m:
-                return Unknown(f"printf format `{fmt}`")
-            kind = m.group(2)
-            if kind == "%":
-                out.append("%")
-            else:
-                a = args[ai] if ai < len(args) else ""
-                ai += 1
-                out.append(a)
-            i += m.end()
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
+    while True:
+        i, used = 0, 0
+        while i < len(fmt):
+            c = fmt[i]
+            if c == "%" and i + 1 < len(fmt):
+                m = re.match(r"%([-0-9.]*)([sdq%])", fmt[i:])
+                if not m:
+                    return Unknown(f"printf format `{fmt}`")
+                kind = m.group(2)
+                if kind == "%":
+                    out.append("%")
+                else:
+                    a = args[ai] if ai < len(args) else ""
+                    ai += 1
+                    used += 1
+                    out.append(a)
+                i += m.end()
+                continue
+            out.append(c)
+            i += 1
+        if not used or ai >= len(args):
+            return "".join(out)
 
 
 def _b_basename(it, rest, path, line, words, env_prefix, end):

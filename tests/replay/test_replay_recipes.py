@@ -23,9 +23,6 @@ SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "inferencex"
 RULES = [r for r in ALL_RULES if "RR201" <= r.CODE <= "RR249"]
 SNAPSHOT = {"configs/nvidia-master.yaml": "nvidia-master.yaml", "configs/amd-master.yaml": "amd-master.yaml",
             "configs/runners.yaml": "runners.yaml"}
-# Real errors in the data, each checked by hand (see notes/recipes.md).
-_B300_DECODE = ("The decode role sets max-cudagraph-capture-size 2048 with max-num-batched-tokens 256/512 under "
-                "FULL_AND_PIECEWISE: sizes above the token budget can never run (RULES.md E2 lists the same files).")
 # Real problems in the data, judged by hand (notes/engine-semantics.md has the list with the PRs).
 _QUEUE = ('The largest concurrency is at least 2× (disaggregated) or above (aggregated) what the serving '
           "workers admit, by each engine's scope (vLLM max-num-seqs per DP rank, SGLang max-running-"
@@ -45,17 +42,11 @@ _SPEC_V2 = ('An SGLang speculative role on an image older than 0.5.13 without SG
             'finding of #1907 (the point runs the V1 worker, unlike its siblings).')
 _EP_ALIGN = ("Prefill DP2 (and decode DP) without enable-expert-parallel while the PR's master labels ep 2 / "
              '8: the PR later aligned the 8k1k expert-parallel settings with 1k1k.')
-_GB200_NODES = ('The GB200 (4-GPU) node counts copied to B200 (8-GPU) nodes: the #1649 finding (its prefill '
-                'counts too).')
 _NAME_LAYOUT = ('The NpMd in the name or file name is not the worker layout (1p-1d with 2-3 decode workers; 1p1d '
                 'with 2 prefill workers): the #3103 pattern.')
 _EP_LABEL = ('The master labels decode ep 1, but the decode role is TEP8 with enable-expert-parallel (EP 8): '
              'the label is wrong.')
-_IDLE_NODES = ('decode_nodes 4 for one 8-GPU decode worker on 4-GPU nodes: two nodes allocated and idle.')
 EXPLAINED: dict[tuple[str, str], str] = {
-    **{(f"vllm/deepseek-v4/8k1k/disagg-b300-{name}.yaml", "RR202"): _B300_DECODE
-       for name in ("high-tpt-megamoe", "low-latency", "low-middle-curve", "max-tpt-megamoe", "mid-curve-megamoe",
-                    "high-tpt-megamoe-mtp3", "low-latency-mtp3", "mid-curve-megamoe-mtp3")},
     **{(p, 'RR210'): _QUEUE for p in (
         'dsr1/sglang/b200-fp8/1k1k/disagg/1k1k.yaml',
         'sglang/deepseek-v4/1k1k/disagg-1p1d-dep8-conc8192-mtp.yaml',
@@ -204,11 +195,6 @@ EXPLAINED: dict[tuple[str, str], str] = {
     ('vllm/minimax-m3/b300-fp8/8k1k/4p3d-dep2-dep4-8k1k.yaml', 'RR216'): _EP_ALIGN,
     ('vllm/minimax-m3/b300-fp8/8k1k/5p2d-dep2-tep8-8k1k.yaml', 'RR216'): _EP_ALIGN,
     ('vllm/minimax-m3/b300-fp8/8k1k/5p2d-dep2-tp8-marlin-8k1k.yaml', 'RR216'): _EP_ALIGN,
-    ('vllm/deepseek-v4/8k1k/disagg-gb300-6p1d-dep4-dep8-32-c2048.yaml', 'RR217'): _IDLE_NODES,
-    ('vllm/minimax-m2.5-b200-fp8/1k1k/dep8.yaml', 'RR217'): _GB200_NODES,
-    ('vllm/minimax-m2.5-b200-fp8/1k1k/disagg-b200-1p4d-dep2-hi-conc.yaml', 'RR217'): _GB200_NODES,
-    ('vllm/minimax-m2.5-b200-fp8/1k1k/disagg-b200-2p1d-dep8.yaml', 'RR217'): _GB200_NODES,
-    ('vllm/minimax-m2.5-b200-fp8/8k1k/disagg-b200-3p2d-dep4.yaml', 'RR217'): _GB200_NODES,
     ('dsr1/sglang/b200-fp8/8k1k/disagg/mtp/8k1k_mtp_lowlat_0.yaml', 'RR218'): _NAME_LAYOUT,
     ('dsr1/sglang/b200-fp8/8k1k/disagg/mtp/8k1k_mtp_maxtpt_0.yaml', 'RR218'): _NAME_LAYOUT,
     ('dsr1/sglang/b200-fp8/8k1k/disagg/mtp/8k1k_mtp_maxtpt_1.yaml', 'RR218'): _NAME_LAYOUT,

@@ -4,7 +4,8 @@ The recipe is the hand-built schema-2 bundle of tests/rules/fixtures/recipes (se
 shape of InferenceX PR #4867). Each mutation edits one number on one line as a PR would, and the
 review (all recipe rules, with a master row and a real patch) must report a finding on that line.
 Numbers no invariant ties to another (CONC, the conc-1 budget beside its decode-only list, max-model-len, the interior of the prefill ladder,
-lowering max-num-seqs, which only over-captures) are not mutated: no rule can tell them wrong.
+lowering max-num-seqs, which only over-captures, raising max-num-batched-tokens above the list's end, which vLLM runs as written,
+and a shorter draft under a step-1 list, which still covers it) are not mutated: no rule can tell them wrong.
 """
 import json
 import re
@@ -44,7 +45,8 @@ def mutations():
             yield f"L{n} max_cudagraph_capture_size +1", n, _dump(pre, new, suf)
         elif "speculative-config" in line:
             pre, data, suf = _json_line(i)
-            for d in (1, -1):
+            step_one = _json_line(i - 1)[1]["cudagraph_capture_sizes"][:2] == [1, 2]
+            for d in ((1,) if step_one else (1, -1)):  # a step-1 list still covers a shorter draft
                 new = dict(data, num_speculative_tokens=data["num_speculative_tokens"] + d)
                 yield f"L{n} num_speculative_tokens {d:+d}", n, _dump(pre, new, suf)
         elif "cpu_bytes_to_use_per_rank" in line:
@@ -54,7 +56,12 @@ def mutations():
             key, val = line.split(":")
             if "batched" in key and "16384" in val:
                 continue  # the conc-1 decode-only list is deliberately not tied to the budget
-            yield f"L{n} {key.strip()} +1", n, f"{key}: {int(val) + 1}"
+            if "batched" in key:
+                # A budget above the list's end is normal (a step never runs more than the budget);
+                # one below the cap makes vLLM drop the top size and refuse the cap.
+                yield f"L{n} {key.strip()} -1", n, f"{key}: {int(val) - 1}"
+            else:
+                yield f"L{n} {key.strip()} +1", n, f"{key}: {int(val) + 1}"
         elif "TOTAL_CPU_DRAM_GB" in line:
             yield f"L{n} TOTAL_CPU_DRAM_GB +1", n, line.replace("'898'", "'899'")
             yield f"L{n} TOTAL_CPU_DRAM_GB 1799", n, line.replace("'898'", "'1799'")

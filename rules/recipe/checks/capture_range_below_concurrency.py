@@ -9,6 +9,23 @@ TensorRT-LLM (`cuda_graph_config`) count requests. This rule judges caps written
 caps from engine defaults are `capture-default-below-concurrency`'s (a nit). Explicit vLLM
 capture lists are judged by the capture-list rules (RR201–RR204), so they are not repeated here.
 
+A rank never runs more in one step than its scheduler's token budget, so the need is bounded by
+it: vLLM `max-num-batched-tokens` (`Scheduler.schedule`, `vllm/v1/core/sched/scheduler.py`:
+each step starts from `token_budget = self.max_num_scheduled_tokens` and schedules no request
+once it is spent; a rank with a 512-token budget never runs a 1,024-token decode step), and
+TensorRT-LLM `max_num_tokens` / (1 + draft tokens) requests (its micro-batch scheduler caps an
+iteration at `max_num_tokens`; `_filter_cuda_graph_batch_sizes` in
+`tensorrt_llm/_torch/pyexecutor/model_engine.py` computes the same bound). SGLang's
+`chunked-prefill-size` bounds prefill chunks only and does not bound decode.
+
+Engine behaviour past the last graph: vLLM dispatches a batch above the largest captured size
+without a graph (`CudagraphDispatcher.dispatch`, `vllm/v1/cudagraph_dispatcher.py`; "if batch
+size > largest cudagraph_capture_sizes, cudagraph will not be used", `_set_cudagraph_sizes`);
+SGLang's `CudaGraphRunner.can_run` (`python/sglang/srt/model_executor/cuda_graph_runner.py`)
+refuses batches above `max_bs`, which then run the eager forward; TensorRT-LLM runs batches
+above its largest graph batch size without a graph (`PyTorchModelEngine`,
+`_max_cuda_graph_batch_size`).
+
 Single-node benchmark scripts are read too: the engine command each resolved point launches, against
 that point's concurrency.
 

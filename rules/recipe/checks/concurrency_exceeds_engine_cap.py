@@ -16,6 +16,16 @@ to about 2× for that reason, so it is flagged at `disagg_queue_factor` (2) × c
 Agentic points are not compared: their `CONC` counts concurrent sessions with think time, not
 requests in flight. Caps that come from engine defaults are `concurrency-exceeds-default-cap`'s.
 
+The caps are admission limits in the engines' schedulers: vLLM's `Scheduler.schedule`
+(`vllm/v1/core/sched/scheduler.py`) stops taking waiting requests when
+`len(self.running) == self.max_num_running_reqs` (`max_num_seqs`, per engine core, one per DP
+rank); SGLang's `Scheduler.get_num_allocatable_reqs` (`python/sglang/srt/managers/scheduler.py`)
+admits no new request once the running batch holds `max_running_requests` (split over DP
+ranks); TensorRT-LLM's capacity scheduler is built with `max_batch_size` requests
+(`BindCapacityScheduler` in `create_py_executor_instance`,
+`tensorrt_llm/_torch/pyexecutor/_util.py`). Requests beyond the cap wait in the engine's queue,
+so the point runs at most the cap in flight while it reports the benchmark's concurrency.
+
 ## Why it matters
 Requests above the cap wait in a queue; the benchmark then measures the queue (TTFT grows with
 concurrency while throughput stays flat), and the curve is labelled with a concurrency the

@@ -6,6 +6,13 @@ point itself for an aggregated recipe) with `dp-attn`. The label must reach the 
 `enable-dp-attention: true`, TensorRT-LLM `enable_attention_dp: true`, vLLM a
 `data-parallel-size` above 1 (vLLM's data parallelism is attention data parallelism).
 
+Without the switch the engine runs plain tensor-parallel attention, its default:
+SGLang `ServerArgs.enable_dp_attention = False` (`python/sglang/srt/server_args.py`),
+TensorRT-LLM `enable_attention_dp = False` (`tensorrt_llm/llmapi/llm_args.py`), vLLM
+`ParallelConfig.data_parallel_size = 1` (`vllm/config/parallel.py`). The repository's result
+processing publishes the matrix's `dp-attn` label with the result, so the point is published
+as a DP-attention result for an engine that did not run it: a mislabelled result.
+
 Single-node benchmark scripts are read too: a point labelled `dp-attn: true` whose resolved engine
 command does not enable DP attention. The finding goes on the script's line, or on the master-config
 entry when the PR adds that entry and leaves the script's line alone (blame what the PR changed).

@@ -6,6 +6,15 @@ vLLM `enable-expert-parallel` makes the experts parallel over all ranks of the i
 otherwise 1; SGLang `expert-parallel-size` / `ep-size` (1 when unset); TensorRT-LLM
 `moe_expert_parallel_size` (1 when unset).
 
+The engines' own rules for the expert-parallel size: vLLM `FusedMoEParallelConfig.make`
+(`vllm/model_executor/layers/fused_moe/config.py`) uses expert parallelism only with
+`enable_expert_parallel` (`use_ep = dp_size * tp_size > 1 and enable_expert_parallel`), and then
+over all TP × DP ranks; otherwise the experts are tensor-sharded (EP 1). SGLang
+`ServerArgs.ep_size` defaults to 1, and `_handle_a2a_moe` (`python/sglang/srt/server_args.py`)
+sets `ep_size = tp_size` for an all-to-all MoE backend (DeepEP, Mooncake, …). TensorRT-LLM's
+`Mapping` (`tensorrt_llm/mapping.py`) uses `moe_ep_size` 1 (experts tensor-parallel) when
+`moe_expert_parallel_size` is unset.
+
 Single-node benchmark scripts are read too: the expert-parallel size of each resolved point's engine
 command against the entry's `ep`. The finding goes on the script's line, or on the master-config
 entry when the PR adds that entry and leaves the script's line alone.

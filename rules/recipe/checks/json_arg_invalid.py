@@ -4,6 +4,15 @@ Engines take `compilation-config`, `speculative-config`, `kv-transfer-config`,
 `attention-config` (and any other `{…}` or `[…]` string arg, such as `deepep-config`) as JSON
 text. The recipe rules read the capture list, draft length and offload pool from these strings.
 
+The engine parses these strings while it reads its arguments, before anything runs: vLLM's
+`_compute_kwargs` in `vllm/engine/arg_utils.py` gives config-class args (`compilation-config`,
+`kv-transfer-config`, `attention-config`) the type `parse_dataclass`, which calls
+`TypeAdapter(cls).validate_json(val)` and turns a `ValidationError` (malformed JSON included)
+into `argparse.ArgumentTypeError`; dict args (`speculative-config`) get `parse_type(json.loads)`,
+which does the same for a `json.loads` error. argparse then exits the server with a usage error.
+SGLang reads `json-model-override-args` with `json.loads` at start-up (`ServerArgs.get_hf_config`,
+`python/sglang/srt/server_args.py`), which raises on malformed JSON the same way.
+
 ## Why it matters
 The engine rejects the argument at start-up, after the job has waited for its nodes. A YAML
 author's habits (single quotes inside, trailing commas, unquoted keys, Python `True`) are the

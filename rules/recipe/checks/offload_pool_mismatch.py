@@ -11,11 +11,15 @@ For pools the repository sizes from the DRAM budget (vLLM's `SimpleCPUOffloadCon
   floored, equals the point's `TOTAL_CPU_DRAM_GB`, which the planner computes per node
   (`generate_sweep_configs.py` `agentic_dram_offload_gb`: one server node's share of host DRAM).
 
-When the pool disagrees, the finding goes on the value out of line: the pool, the budget, the
-master's `dram-utilization` and an `N GB` comment beside them vote, and a pool that the others
-outvote is flagged here with a suggestion; a budget the others outvote is left to
-`dram-budget-mismatch`. Only an even split names both. Sizes written as `@dram.…` references are
-bound by the launcher and pass.
+When the pool disagrees, the finding goes on the value out of line (`host_memory.out_of_line`):
+the pool, the budget, the master's `dram-utilization` and an `N GB` total stated in a comment on
+the pool or budget line, or in the comment lines directly above them, vote. When two agree, the
+odd one is blamed; with no majority (pool against budget alone), the one the PR changed is
+blamed when it changed only one of them. A pool out of line is flagged here with a suggestion
+for the per-rank size. A budget out of line is `dram-budget-mismatch`'s when a master row with a
+`dram-utilization` resolves the point (that rule compares the two); without one it is flagged
+here, on the budget line, with a suggestion. Only an undecided split names both. Sizes written
+as `@dram.…` references are bound by the launcher and pass.
 
 ## Why it matters
 The pool is pinned host memory. A per-rank size that does not add up to the budget either
@@ -99,9 +103,18 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                                       for c in a.claims)
                     if a.agreed is not None and not a.blames(POOL):
                         # The pool agrees with the others; the budget is the value out of line.
-                        good.add((pool.line, "agrees", a.agreed), bp.name,
-                                 f"{w}: {'; '.join(steps)} → {gb} agrees with {votes}; {BUDGET} is out of line "
-                                 "(reported by dram-budget-mismatch)")
+                        if a.master is not None:
+                            # dram-budget-mismatch compares the budget with the master row and owns it.
+                            good.add((pool.line, "agrees", a.agreed), bp.name,
+                                     f"{w}: {'; '.join(steps)} → {gb} agrees with {votes}; {BUDGET} is out of line "
+                                     "(reported by dram-budget-mismatch)")
+                            continue
+                        msg = (f"{DRAM_ENV} is `{a.budget}`, but the offload pool on a node is {fmt(np.bytes)} B = "
+                               f"{fmt(np.gb)} GB ({votes}: {DRAM_ENV} is the value out of line)")
+                        bad.add((a.budget_line, pool.line, msg), bp.name,
+                                (w, (a.budget_line,), msg, f"Set {DRAM_ENV} to {a.agreed}.",
+                                 suggest_number(ctx, path, a.budget_line, a.budget, a.agreed),
+                                 tuple(steps) + (f"{DRAM_ENV} = {a.budget} (line {a.budget_line})",)))
                         continue
                     target = a.agreed if a.agreed is not None else a.budget
                     msg = f"the offload pool on a node is {fmt(np.bytes)} B = {fmt(np.gb)} GB, but {DRAM_ENV} is `{a.budget}`"

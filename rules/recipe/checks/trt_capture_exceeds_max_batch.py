@@ -1,9 +1,16 @@
-"""Flags TensorRT-LLM CUDA-graph batch sizes above the engine's `max_batch_size`.
+"""Flags TensorRT-LLM CUDA-graph batch sizes above the engine's `max_batch_size`: dead config.
 
 TensorRT-LLM captures decode graphs only for batch sizes up to min(`max_batch_size`,
-`max_num_tokens` / (1 + draft tokens)) and drops the rest (`model_engine`
-`_filter_cuda_graph_batch_sizes`). A `cuda_graph_config.batch_sizes` list (or its
-`max_batch_size`) above that limit states graphs the engine never captures. Only values written
+`max_num_tokens` / (1 + draft tokens)), "the largest possible batch size for a pure decoding
+batch", and drops the rest: `_filter_cuda_graph_batch_sizes` in
+`tensorrt_llm/_torch/pyexecutor/model_engine.py`, called by `PyTorchModelEngine.__init__` on
+`cuda_graph_config.batch_sizes` (or on the ladder `CudaGraphConfig` generates up to its
+`max_batch_size`). With `enable_padding` the first dropped size is replaced by that limit, so
+batches pad to the limit instead. Either way no step ever runs a batch above the limit (the
+micro-batch scheduler admits at most `max_batch_size` requests and `max_num_tokens` tokens per
+iteration), so nothing runs differently from a list that stops at the limit: the sizes above
+it are dead config, and this is a nit. A `cuda_graph_config.batch_sizes` list (or its
+`max_batch_size`) above the limit states graphs the engine never captures. Only values written
 in the recipe are compared.
 
 A `trtllm-serve` command in a single-node benchmark script is read too (its `--max_batch_size`,
@@ -15,9 +22,9 @@ states nothing wrong.
 
 ## Why it matters
 The recipe claims a capture range the engine does not run: usually `max_batch_size` was lowered
-for a low-latency point and the list was copied from another one, so either the batch cap or the
-list is not what the author meant, and the sweep measures a configuration nobody reviewed
-(#2596: `batch_sizes [1, 2, 4]` with `max_batch_size: 1`).
+for a low-latency point and the list was copied from another one (NVIDIA's template ladders up
+to 2,048 under `max_batch_size: 1`), so a reader cannot tell whether the batch cap or the list
+is what the author meant (#2596: `batch_sizes [1, 2, 4]` with `max_batch_size: 1`).
 
 ## Example
     max_batch_size: 1
@@ -66,8 +73,8 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                     continue
                 dead = [s for s in sizes if as_int(s) is not None and as_int(s) > limit]
                 listed = ", ".join(str(s) for s in dead)
-                never = f"size {listed} is never captured" if len(dead) == 1 else f"sizes {listed} are never captured"
-                msg = f"{top.name} captures up to `{fmt(top.value)}`, above {why}: {never}"
+                msg = (f"{top.name} goes up to `{fmt(top.value)}`, above {why}: TensorRT-LLM drops "
+                       f"{'size' if len(dead) == 1 else 'sizes'} {listed} (dead config)")
                 bad.add((top.line, es.max_seqs.line, msg), bp.name, (w, (top.line, es.max_seqs.line), msg))
         for (w, lines, msg), names in bad.items():
             yield Problem(path, anchor(ctx, path, *lines), f"{w}: {msg}{points_note(names)}.")

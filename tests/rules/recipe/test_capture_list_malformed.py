@@ -5,15 +5,20 @@ from tests.rules.recipe_helpers import cc, codes, line_of, review, srt_recipe, v
 
 CASES = [
     ("increasing list passes", [5, 10, 15, 8192], {}, None),
-    ("repeated size", [5, 10, 10, 15], {}, "repeats a size"),
-    ("out of order", [5, 15, 10, 20], {}, "is not increasing"),
-    ("zero size", [0, 5, 10], {}, "not positive"),
+    # vLLM deduplicates and sorts (VllmConfig._set_cudagraph_sizes): capture-list-unsorted's, not a refusal.
+    ("repeated size is not refused", [5, 10, 10, 15], {}, None),
+    ("out of order is not refused", [5, 15, 10, 20], {}, None),
+    # pydantic's lax int reads these; vLLM starts.
+    ("quoted integer is read as an integer", [5, "10", 15], {}, None),
+    ("integral float is read as an integer", [5, 10.0, 15], {}, None),
+    ("zero size in a mixed mode", [0, 5, 10], {}, "not positive"),
     ("negative size", [-5, 5, 10], {}, "not positive"),
-    ("float size", [5, 10.5, 15], {}, "not an integer"),
-    ("string size", [5, "10", 15], {}, "not an integer"),
+    ("fractional size", [5, 10.5, 15], {}, "not an integer"),
+    ("word size", [5, "ten", 15], {}, "not an integer"),
+    ("null size", [5, None, 15], {}, "not an integer"),
     ("empty list", [], {}, "is empty"),
     ("not a list", "5,10,15", {}, "is not a list"),
-    ("eager engine is not captured", [10, 5], {"enforce-eager": True}, None),
+    ("eager engine is not captured", [10, 5.5], {"enforce-eager": True}, None),
 ]
 
 
@@ -28,11 +33,21 @@ def test_capture_list_shape(sizes, extra, expect):
         assert expect in r.findings[0].message
 
 
-def test_suggestion_is_the_sorted_unique_line():
-    text = srt_recipe(vllm_role(compilation_config=cc([5, 15, 10, 10, 20])))
-    f = review(text, [rule]).findings[0]
-    assert f.suggestion is not None and '"cudagraph_capture_sizes":[5,10,15,20]' in f.suggestion
-    assert f.suggestion.startswith("      compilation-config: '")
+def test_zero_in_decode_only_mode_is_not_captured_so_not_refused():
+    # FULL_DECODE_ONLY captures decode graphs from k + 1 up only: a 0 is dead config (RR222), not a crash.
+    text = srt_recipe(vllm_role(compilation_config=cc([0, 4, 8], "FULL_DECODE_ONLY"), max_num_batched_tokens=8192))
+    assert review(text, [rule]).findings == []
+
+
+def test_cudagraph_mode_none_captures_nothing():
+    text = srt_recipe(vllm_role(compilation_config=cc([], "NONE"), max_num_batched_tokens=8192))
+    assert review(text, [rule]).findings == []
+
+
+def test_cli_spelling_scalar_is_a_one_size_list():
+    text = srt_recipe(vllm_role(cudagraph_capture_sizes=512, max_num_batched_tokens=8192))
+    r = review(text, [rule])
+    assert r.findings == [] and "(1 sizes)" in r.checks[0].detail
 
 
 def test_sglang_roles_are_not_read():

@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 
 from rules.recipe.checks import offload_pool_mismatch as rule
@@ -122,3 +124,89 @@ def test_merge_keys_resolve_and_keep_the_anchor_line():
     # One problem, written once in the anchored mapping, reported once on its line.
     assert codes(r) == [("RR205", line_of(MERGE_KEYS, "kv-transfer-config"))]
     assert "(the same in" not in r.findings[0].message
+
+
+# Blame the odd value (issue 21). A schema-2 recipe of our own: TP4 on one node, 250 GB per rank
+# (cpu_bytes_to_use is the instance total), a note above the pool and the budget that agree.
+BLAME = """schema: 2
+name: blame-test
+base:
+  engine:
+    type: vllm
+  benchmark:
+    env:
+      TOTAL_CPU_DRAM_GB: '1000'
+  roles:
+    agg:
+      gpus: 4
+      args:
+        tensor-parallel-size: 4
+        # 4 ranks x 250,000,000,000 B = 1000 GB on the node
+        kv-transfer-config: '{"kv_connector":"SimpleCPUOffloadConnector","kv_role":"kv_both","kv_connector_extra_config":{"cpu_bytes_to_use_per_rank":250000000000,"cpu_bytes_to_use":1000000000000}}'
+override_c8:
+  benchmark:
+    env:
+      CONC: '8'
+"""
+BLAME_PATH = SCHEMA2_PATH.replace("agentic.yaml", "blame.yaml")
+
+
+def test_blame_recipe_is_clean():
+    assert review(BLAME, [rule], path=BLAME_PATH).findings == []
+
+
+@pytest.mark.parametrize("modified", [False, True], ids=["added file", "budget edited"])
+def test_only_the_budget_changed_blames_the_budget_line(modified):
+    # Pool and the note above it agree (1000 GB); the budget is the odd value: its line, with a fix.
+    new = BLAME.replace("TOTAL_CPU_DRAM_GB: '1000'", "TOTAL_CPU_DRAM_GB: '2000'")
+    r = review(new, [rule], path=BLAME_PATH, base=BLAME if modified else None)
+    assert codes(r) == [("RR205", line_of(new, "TOTAL_CPU_DRAM_GB"))]
+    f = r.findings[0]
+    assert "TOTAL_CPU_DRAM_GB is the value out of line" in f.message
+    assert f.suggestion.strip() == "TOTAL_CPU_DRAM_GB: '1000'"
+
+
+def test_only_the_budget_changed_without_a_note_blames_the_edit():
+    # Two values, no majority: the one the PR changed is blamed.
+    base = BLAME.replace("        # 4 ranks x 250,000,000,000 B = 1000 GB on the node\n", "")
+    new = base.replace("TOTAL_CPU_DRAM_GB: '1000'", "TOTAL_CPU_DRAM_GB: '2000'")
+    r = review(new, [rule], path=BLAME_PATH, base=base)
+    assert codes(r) == [("RR205", line_of(new, "TOTAL_CPU_DRAM_GB"))]
+    assert r.findings[0].suggestion.strip() == "TOTAL_CPU_DRAM_GB: '1000'"
+
+
+def test_only_the_pool_changed_without_a_note_blames_the_pool():
+    # Control: the same tie, but the PR edited the pool (per-rank and total together).
+    base = BLAME.replace("        # 4 ranks x 250,000,000,000 B = 1000 GB on the node\n", "")
+    new = base.replace("250000000000", "500000000000").replace("1000000000000", "2000000000000")
+    r = review(new, [rule], path=BLAME_PATH, base=base)
+    assert codes(r) == [("RR205", line_of(new, "kv-transfer-config"))]
+    assert "the pool is the value out of line" in r.findings[0].message
+    assert '"cpu_bytes_to_use_per_rank":250000000000' in r.findings[0].suggestion
+
+
+def test_pool_out_of_line_with_note_and_budget_is_still_the_pool():
+    # Control: the odd value is the pool, whichever line the PR touched.
+    new = BLAME.replace("250000000000", "125000000000").replace("1000000000000", "500000000000")
+    for base in (None, BLAME):
+        r = review(new, [rule], path=BLAME_PATH, base=base)
+        assert codes(r) == [("RR205", line_of(new, "kv-transfer-config"))]
+
+
+def test_a_per_rank_note_does_not_vote():
+    base = BLAME.replace("4 ranks x 250,000,000,000 B = 1000 GB on the node", "250 GB per rank")
+    new = base.replace("TOTAL_CPU_DRAM_GB: '1000'", "TOTAL_CPU_DRAM_GB: '2000'")
+    r = review(new, [rule], path=BLAME_PATH)  # added: no edit to break the tie, so both are named
+    assert [f.code for f in r.findings] == ["RR205"] and "the comment" not in r.findings[0].message
+
+
+SEED = (Path(__file__).resolve().parents[3] / "bot" / "demo_data" / "agentic.head.yaml").read_text()
+
+
+@pytest.mark.parametrize("budget", ["'1799'", "'449'"])
+@pytest.mark.parametrize("modified", [False, True], ids=["added", "modified"])
+def test_seed_recipe_with_only_the_budget_changed(budget, modified):
+    # The demo's seed: pool bytes × 8 ranks and the note above them both say 898 GB.
+    new = SEED.replace("TOTAL_CPU_DRAM_GB: '898'", f"TOTAL_CPU_DRAM_GB: {budget}", 1)
+    r = review(new, [rule], path=SCHEMA2_PATH, base=SEED if modified else None)
+    assert codes(r) == [("RR205", line_of(new, f"TOTAL_CPU_DRAM_GB: {budget}"))]

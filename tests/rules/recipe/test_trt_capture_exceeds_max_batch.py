@@ -5,9 +5,9 @@ from tests.rules.recipe_helpers import MN_PATH, codes, line_of, review, srt
 
 
 @pytest.mark.parametrize("args,expect", [
-    ({"max_batch_size": 1, "cuda_graph_config": {"batch_sizes": [1, 2, 4]}}, "sizes 2, 4 are never captured"),
+    ({"max_batch_size": 1, "cuda_graph_config": {"batch_sizes": [1, 2, 4]}}, "TensorRT-LLM drops sizes 2, 4 (dead config)"),
     ({"max_batch_size": 4, "cuda_graph_config": {"batch_sizes": [1, 2, 4]}}, None),
-    ({"max_batch_size": 2, "cuda_graph_config": {"max_batch_size": 4}}, "size 4 is never captured"),
+    ({"max_batch_size": 2, "cuda_graph_config": {"max_batch_size": 4}}, "TensorRT-LLM drops size 4 (dead config)"),
     ({"max_batch_size": 64, "max_num_tokens": 128, "speculative_config": {"decoding_type": "MTP", "num_nextn_predict_layers": 3},
       "cuda_graph_config": {"batch_sizes": [1, 32, 64]}}, "`max_num_tokens` 128 / (1 + 3 draft tokens) = 32"),
     ({"max_batch_size": 1, "cuda_graph_config": None}, None),

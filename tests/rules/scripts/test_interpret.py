@@ -46,9 +46,11 @@ def launched(result):
     ('eval "cmd evaluated"', ["cmd evaluated"]),
     ('bash -c "cmd inner"', ["bash -c cmd inner", "cmd inner"]),
     ('FOO=1 cmd x', ["cmd x"]),
+    ('L=(1 2 4 8); S=$(printf "%s, " "${L[@]}"); cmd "[${S%, }]"', ["cmd [1, 2, 4, 8]"]),
 ], ids=["assign", "arrays", "word splitting", "defaults", "pattern ops", "arithmetic", "pure substitution",
         "dirname basename", "cd pwd", "while on known values", "for", "case glob", "-f from the listing",
-        "-d absent", "function args", "eval of known text", "bash -c of known text", "prefix assignment"])
+        "-d absent", "function args", "eval of known text", "bash -c of known text", "prefix assignment",
+        "printf reuses its format for every argument"])
 def test_known_values(text, expected):
     assert launched(run(text, env={"F": "trt"})) == expected
 
