@@ -54,8 +54,7 @@ from rules.recipe.points import Once, anchor, points_note
 
 CODE = "RR212"
 NAME = "capture-range-below-concurrency"
-SEVERITY = Severity.BLOCKING
-PROOF = "engine"
+SEVERITY = Severity.NIT
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
