@@ -37,8 +37,9 @@ from pydantic import Field
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
+from rules.scripts.engine_flags import canonical_flag
 from rules.scripts.facts import changed_scripts
-from rules.scripts.siblings import engine_statement, features, siblings_of
+from rules.scripts.siblings import engine_statement, env_not_needed_here, features, siblings_of
 
 CODE = "RR412"
 NAME = "sibling-inconsistency"
@@ -81,6 +82,9 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
         base = features(ctx, f.base_path, "base") if f.status in ("modified", "renamed") else None
         missing = []
         same_vendor = [s for s in sibs if s.vendor == me.vendor]
+        scenario_flags = {canonical_flag(me.engine, x) for x in SCENARIO_FLAGS}
+        identity = {canonical_flag(me.engine, x) for x in _IDENTITY}
+        spelled: dict[str, str] = {}  # name → the spelling of the first sibling that sets it
         for kind, mine, was, pool in (("flag", me.flags, base.flags if base else None, sibs),
                                       ("variable", me.env, base.env if base else None, same_vendor)):
             if len(pool) < options.min_siblings:
@@ -89,11 +93,14 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
             for s in pool:
                 for name in (s.flags if kind == "flag" else s.env):
                     counts.setdefault(name, []).append(s.path)
+                    spelled.setdefault(name, s.spelling(name))
             for name, who in counts.items():
-                if _SPEC.search(name) or name in _IDENTITY or name in mine:
+                if _SPEC.search(name) or name in identity or name in mine:
                     continue
+                if kind == "variable" and env_not_needed_here(ctx, f.path, me.engine, name):
+                    continue  # the engine version this script runs does not read it, or defaults to it
                 total = len(pool)
-                if name in SCENARIO_FLAGS:
+                if name in scenario_flags:
                     scen = [s for s in pool if _scenario(s.path) == _scenario(f.path)]
                     who = [p for p in who if _scenario(p) == _scenario(f.path)]
                     total = len(scen)
@@ -114,18 +121,18 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
             continue
         # Variables first (the usual slip), then the sizing flags (caps, capture, memory: they change
         # what is measured), then the rest; each by share.
-        missing.sort(key=lambda m: (m[1] != "variable", m[2] not in SCENARIO_FLAGS, -m[0], m[2]))
+        missing.sort(key=lambda m: (m[1] != "variable", m[2] not in scenario_flags, -m[0], spelled.get(m[2], m[2])))
         line, end = engine_statement(ctx, f.path)
         verb = "drops" if base is not None else "lacks"
         shown = missing[: options.max_reported]
-        names = ", ".join(f"{kind} `{name}` ({len(who)}/{n})" for _, kind, name, who, n in shown)
+        names = ", ".join(f"{kind} `{spelled.get(name, name)}` ({len(who)}/{n})" for _, kind, name, who, n in shown)
         rest = len(missing) - len(shown)
         evidence = [f"siblings: {tier}"]
         for _, kind, name, who, n in shown:
-            evidence.append(f"`{name}` is set by " + ", ".join(f"`{p.rsplit('/', 1)[-1]}`" for p in who[:4])
+            evidence.append(f"`{spelled.get(name, name)}` is set by " + ", ".join(f"`{p.rsplit('/', 1)[-1]}`" for p in who[:4])
                             + (" …" if len(who) > 4 else ""))
         if rest:
-            evidence.append(f"{rest} more: " + ", ".join(f"`{m[2]}`" for m in missing[len(shown):len(shown) + 6]))
+            evidence.append(f"{rest} more: " + ", ".join(f"`{spelled.get(m[2], m[2])}`" for m in missing[len(shown):len(shown) + 6]))
         yield Problem(f.path, line,
                       f"script {verb} what nearly all of its {len(sibs)} siblings set: {names}"
                       + (f" and {rest} more" if rest else ""),

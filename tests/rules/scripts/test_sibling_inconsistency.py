@@ -63,3 +63,35 @@ def test_sizing_flags_are_listed_before_other_flags():
             for k in SIBS}
     (f,) = run(repo({NEW: sglang_script(env="export SGLANG_X=1")}, extra=sibs), rules=[rule]).findings
     assert f.message.index("--cuda-graph-max-bs") < f.message.index("--aaa-tuning")
+
+
+def test_archived_scripts_are_not_siblings():
+    archived = {p.replace("fixed_seq_len/", "fixed_seq_len/deprecated/"): t for p, t in SIBS.items()}
+    assert run(repo({NEW: sglang_script(kv="", env="export SGLANG_X=1")}, extra=archived), rules=[rule]).findings == []
+    moved = NEW.replace("fixed_seq_len/", "fixed_seq_len/deprecated/")
+    assert run(repo({moved: sglang_script(kv="", env="export SGLANG_X=1")}, extra=SIBS), rules=[rule]).findings == []
+
+
+def test_a_renamed_or_short_spelling_is_the_same_flag():
+    # The siblings write `--tp`, `--nsa-decode-backend`, `--cuda-graph-max-bs`; the new script the
+    # spellings SGLang's parser stores in the same place (server_args.py aliases).
+    extra = "--nsa-decode-backend fa3 --cuda-graph-max-bs 64"
+    sibs = {k: sglang_script(extra_flags=extra, env="export SGLANG_X=1") for k in SIBS}
+    new = sglang_script(extra_flags="--dsa-decode-backend fa3 --cuda-graph-max-bs-decode 64",
+                        env="export SGL_X=1").replace('--tp "$TP"', '--tensor-parallel-size "$TP"')
+    assert run(repo({NEW: new}, extra=sibs), rules=[rule]).findings == []
+    # control: without any spelling of it the flag is missing, named as the siblings write it
+    (f,) = run(repo({NEW: new.replace('--tensor-parallel-size "$TP"', "")}, extra=sibs), rules=[rule]).findings
+    assert f.message == "script lacks what nearly all of its 4 siblings set: flag `--tp` (4/4)"
+
+
+def test_vllm_short_spellings():
+    def vllm(tp: str) -> str:
+        return ('#!/usr/bin/env bash\nsource "$(dirname "$0")/../../benchmark_lib.sh"\n'
+                f'vllm serve "$MODEL" {tp} --max-num-seqs 8 --block-size 64 > s.log 2>&1 &\n')
+    sibs = {script_path(f"qwen3_{p}_{g}.sh"): vllm('--tensor-parallel-size "$TP"')
+            for p, g in (("fp4", "b200"), ("fp8", "b300"), ("fp4", "b300"), ("fp8", "h200"))}
+    new = script_path("qwen3_fp8_b200.sh")
+    assert run(repo({new: vllm('-tp "$TP"')}, extra=sibs), rules=[rule]).findings == []
+    (f,) = run(repo({new: vllm("")}, extra=sibs), rules=[rule]).findings
+    assert "flag `--tensor-parallel-size` (4/4)" in f.message
