@@ -99,6 +99,7 @@ from rules.scripts.checks import (
     speculative_flags_in_plain_named_script,
     validated_variable_unused,
     value_never_read,
+    variable_maybe_unset_under_set_u,
     variable_unset_under_set_u,
 )
 
@@ -170,6 +171,7 @@ ALL_RULES = (
     script_unreachable,
     source_path_unresolved,
     variable_unset_under_set_u,
+    variable_maybe_unset_under_set_u,
     flag_missing_value,
     command_overwritten_before_use,
     health_check_without_fail,
