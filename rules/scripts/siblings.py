@@ -56,6 +56,8 @@ class Features:
     flags: dict  # flag (the engine's one spelling) → first line
     env: dict  # variable (as the engine reads it) → first line
     spelled: dict | None = None  # flag or variable (as keyed above) → the spelling the script wrote
+    fixed: frozenset = frozenset()  # flags and variables set at least once outside any condition
+    exported: frozenset = frozenset()  # variables that reach the environment (export, prefix, set -a)
 
     def spelling(self, name: str) -> str:
         return (self.spelled or {}).get(name, name)
@@ -73,6 +75,20 @@ def family_of(model: str) -> str:
 
 def vendor_of(sku: str) -> str:
     return "amd" if sku.startswith("mi") else "nvidia"
+
+
+def arch_of(sku: str) -> str:
+    """The GPU generation of a SKU: engines build and tune per generation (Hopper's Marlin MXFP4
+    kernels, Blackwell's TRT-LLM attention, CDNA3 vs CDNA4 AITER kernels)."""
+    if sku.startswith(("h100", "h200", "h20", "gh200")):
+        return "hopper"
+    if sku.startswith(("b200", "b300", "gb200", "gb300", "b100")):
+        return "blackwell"
+    if sku.startswith(("mi300", "mi325")):
+        return "cdna3"
+    if sku.startswith(("mi350", "mi355")):
+        return "cdna4"
+    return sku
 
 
 def engine_of(text: str) -> str | None:
@@ -96,7 +112,11 @@ def _query():
     if not _QUERY:
         from rules.scripts.parse import _LANGUAGE
         _QUERY.append(tree_sitter.Query(_LANGUAGE, "(comment) @comment (command name: (command_name) @name) @command "
-                                        "(variable_assignment name: (variable_name) @var)"))
+                                        "(variable_assignment name: (variable_name) @var) "
+                                        "(declaration_command) @decl "
+                                        "(if_statement) @cond (case_statement) @cond (while_statement) @cond "
+                                        "(for_statement) @cond (c_style_for_statement) @cond "
+                                        "(list) @cond"))
     return _QUERY[0]
 
 
@@ -121,6 +141,15 @@ def _extract(path: str, raw: bytes | None) -> Features | None:
                 src[n.start_byte:n.end_byte].decode("utf-8", "replace")):
             code[n.start_byte:n.end_byte] = b" " * (n.end_byte - n.start_byte)
     engine = engine_of(full)
+    # Lines under a condition (if/case/loops, the right side of `&&`/`||`): a setting only there
+    # depends on the point, it is not a constant of the script.
+    conditional: set[int] = set()
+    for n in caps.get("cond", ()):
+        first = n.start_point[0] + 1
+        if n.type == "list" and n.children:
+            first = n.children[-1].start_point[0] + 1
+        conditional.update(range(first, n.end_point[0] + 2))
+    fixed: set = set()
     flags: dict = {}
     spelled: dict = {}
     for i, line in enumerate(code.decode("utf-8", "replace").split("\n"), start=1):
@@ -128,17 +157,32 @@ def _extract(path: str, raw: bytes | None) -> Features | None:
             name = canonical_flag(engine, word)
             flags.setdefault(name, i)
             spelled.setdefault(name, word.split("=", 1)[0].replace("_", "-"))
+            if i not in conditional:
+                fixed.add(name)
+    exported: set = set()
+    set_a = re.search(r"(?m)^\s*set\s+-[a-z]*a", full) is not None
+    for n in caps.get("decl", ()):
+        head = src[n.start_byte:n.end_byte].decode("utf-8", "replace")
+        if head.startswith("export") or re.match(r"(declare|typeset)\s+-\w*x", head):
+            exported.update(re.findall(r"(?<![\w$])([A-Za-z_]\w*)(?==|\s|$)", head.split(None, 1)[1] if " " in head else ""))
     env: dict = {}
     for n in caps.get("var", ()):
         written = n.text.decode("utf-8", "replace")
         if written.startswith(ENV_PREFIXES) or written.startswith("SGL_"):
             name = canonical_env(engine, written)
-            env.setdefault(name, n.start_point[0] + 1)
+            line = n.start_point[0] + 1
+            env.setdefault(name, line)
             spelled.setdefault(name, written)
+            if line not in conditional:
+                fixed.add(name)
+            assignment = n.parent
+            if set_a or written in exported or (assignment is not None and assignment.parent is not None
+                                                and assignment.parent.type == "command"):
+                exported.add(name)
     parts = name_parts(path)
     return Features(path, engine, family_of(parts[0]) if parts else None,
                     vendor_of(parts[2]) if parts else None, posixpath.basename(path).endswith("_mtp.sh"), flags, env,
-                    spelled)
+                    spelled, frozenset(fixed), frozenset(canonical_env(engine, x) for x in exported))
 
 
 def features(ctx: ReviewContext, path: str, side: str = "head") -> Features | None:
