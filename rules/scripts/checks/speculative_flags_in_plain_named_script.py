@@ -17,7 +17,8 @@ judges what the point runs instead.
 Name the script `…_mtp.sh` (and give its key `spec-decoding: mtp`), or make the flags depend on
 `SPEC_DECODING`.
 
-Only scripts under `benchmarks/single_node/` that no resolved point runs (any point: an MTP key
+Only scripts under `benchmarks/single_node/` named like a point's script (`<model>_<precision>_<sku>…`,
+a precision such as `fp8`, `bf16`, `int4`), that no resolved point runs (any point: an MTP key
 routed to a plain-named script is an MTP point), whose name says nothing speculative (`_mtp`,
 `_eagle3`, `_spec…`, `_draft…`), on lines the PR adds, outside a condition that mentions
 SPEC_DECODING/MTP. SPEED-Bench acceptance-length collectors (`benchmarks/single_node/speedbench/`)
@@ -32,11 +33,13 @@ from rules.finding import Problem, Severity
 from rules.scripts.facts import changed_scripts, resolved_for, touched
 from rules.scripts.parse import Script
 from rules.scripts.resolve import parsed
+from rules.scripts.siblings import name_parts
 
 CODE = "RR422"
 NAME = "speculative-flags-in-plain-named-script"
 SEVERITY = Severity.NIT
 _ANY_SPEC = re.compile(r"(?<![\w-])--(?:speculative[\w-]*|num-speculative-tokens)(?![\w-])")
+_PRECISION = re.compile(r"(?:nv|mx)?fp\d+(?:fp\d+)?|bf16|int\d+|w\d+a\d+")
 _GUARD = re.compile(r"SPEC|MTP|mtp|EAGLE", re.I)
 # A name that says the script is speculative (`…_mtp.sh`, `…_eagle3.sh`, `…_spec…`).
 _SPECULATIVE_NAME = re.compile(r"(?:^|_)(?:mtp|eagle\w*|spec\w*|draft\w*)(?:_|\.sh$)", re.I)
@@ -47,6 +50,9 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem]:
         name = f.path.rsplit("/", 1)[-1]
         if "/single_node/" not in f.path or "/speedbench/" in f.path or _SPECULATIVE_NAME.search(name):
             continue
+        parts = name_parts(f.path)
+        if parts is None or not _PRECISION.fullmatch(parts[1]):
+            continue  # not named like a benchmark point's script (a smoke test, a helper)
         if resolved_for(ctx, f.path):
             continue  # a key reaches it: what its points run is RR410's
         script = parsed(ctx, f.path)

@@ -31,3 +31,8 @@ def test_a_point_that_reaches_the_script_decides_instead():
     cfg = {CFG: master(key("dsv4-fp4-mi355x-sglang-mtp", model="dsv4", precision="fp4", runner="mi355x", spec="mtp"))}
     assert run(repo({amd: sglang_script(mtp=True)}, extra=cfg), rules=[rule]).findings == []
     assert len(run(repo({amd: sglang_script(mtp=True)}), rules=[rule]).findings) == 1  # control: no key
+
+
+def test_a_script_not_named_like_a_point_is_left_alone():
+    smoke = script_path("zz_check1_smoke_test.sh", "agentic")
+    assert run(repo({smoke: sglang_script(mtp=True)}), rules=[rule]).findings == []
