@@ -21,7 +21,7 @@ Sources are the engines' own code, read for this table (paths in the engines' re
 | SGLang | cuda_graph_bs | generated up to cuda_graph_max_bs (1, 2, 4, 8, 12, 16…256 by 8, …) | same, `_generate_cuda_graph_batch_sizes` |
 | SGLang | max_running_requests scope | the whole server: divided by dp_size under DP attention | `python/sglang/srt/model_executor/model_runner.py` (max_running_requests // dp_size) |
 | SGLang | max_running_requests | no fixed default (derived from the KV pool) | same |
-| SGLang | SGLANG_ENABLE_SPEC_V2 | no V2 worker before ≈ 0.5.4 (PR #11398); off until 0.5.13; spec V2 is the default from 0.5.13 (PR #21062; V1 retired in PR #27964) | `python/sglang/srt/environ.py` |
+| SGLang | SGLANG_ENABLE_SPEC_V2 | no V2 worker before ≈ 0.5.4 (PR #11398); off through 0.5.10 (`EnvBool(False)`); spec V2 is the default from 0.5.11 (`EnvBool(True)`, PR #21062; `ServerArgs._handle_speculative_decoding` falls back to V1 only when it is set false or topk > 1); by 0.5.15 the variable is gone (V1 retired in PR #27964; `arg_groups/speculative_hook.py` warns when it is set) | `python/sglang/srt/environ.py` `Envs.SGLANG_ENABLE_SPEC_V2` in the 0.5.10, 0.5.11 and 0.5.12 releases |
 | TRT-LLM | max_batch_size | 2048 | `tensorrt_llm/llmapi/llm_args.py` `BaseLlmArgs.max_batch_size` |
 | TRT-LLM | cuda_graph_config | on by default (PyTorch backend); `null` disables; without sizes: max_batch_size 128 | `tensorrt_llm/llmapi/llm_args.py` `TorchLlmArgs.cuda_graph_config`, `CudaGraphConfig` |
 | TRT-LLM | max_batch_size scope | per attention-DP rank when `enable_attention_dp` | `tensorrt_llm/llmapi/llm_args.py` (attention DP schedules per rank) |
@@ -101,8 +101,9 @@ DEFAULTS: tuple[Default, ...] = (
     Default("sglang", "spec_v2", (0, 5, 4),
             "SGLANG_ENABLE_SPEC_V2 off (speculative decoding runs the V1 worker unless set)",
             "python/sglang/srt/environ.py (PR #11398 added the V2 worker behind the variable)", lambda **_: False),
-    Default("sglang", "spec_v2", (0, 5, 13),
-            "spec V2 on by default", "python/sglang/srt/environ.py (PR #21062)", lambda **_: True),
+    Default("sglang", "spec_v2", (0, 5, 11),
+            "spec V2 on by default", "python/sglang/srt/environ.py Envs.SGLANG_ENABLE_SPEC_V2 (PR #21062)",
+            lambda **_: True),
     Default("trtllm", "max_batch_size", None, "max_batch_size 2048",
             "tensorrt_llm/llmapi/llm_args.py BaseLlmArgs.max_batch_size", lambda **_: 2048),
     Default("trtllm", "cuda_graph_max_batch_size", None,

@@ -181,6 +181,9 @@ class Unreadable:
     reason: str
 
 
+# `(( … ))` with up to two levels of parentheses inside, and the bare names in it (not `$X`, not `0x1f`).
+_ARITH = re.compile(r"\(\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)\)")
+_NAME = re.compile(r"(?<![$\w])([A-Za-z_]\w*)")
 _SET_LONG = {"nounset": "u", "errexit": "e", "xtrace": "x", "pipefail": "p", "noglob": "f"}
 
 
@@ -232,6 +235,47 @@ class Script:
         for i, raw in enumerate(text_of(node).split("\n")):
             if pattern.search(raw.split(" #", 1)[0] if not raw.lstrip().startswith("#") else ""):
                 out.append(first + i)
+        return out
+
+    @cached_property
+    def arithmetic_reads(self) -> list[tuple[str, int]]:
+        """(name, line) of every variable an arithmetic context reads without `$` (`$(( X * 2 ))`,
+        `(( X > 1 ))`, `for (( i = 0; i < N; i++ ))`, `$[X]`, an array subscript): `references` holds
+        only `$X` / `${X}` expansions."""
+        out = []
+        stack = [(self.root, False)]
+        while stack:
+            n, arith = stack.pop()
+            if n.type in ("arithmetic_expansion", "c_style_for_statement", "subscript") or (
+                    n.type == "compound_statement" and n.children and n.children[0].type == "(("):
+                arith = True
+            if arith and n.type == "variable_name":
+                out.append((text_of(n), line_of(n)))
+            if arith and n.type == "word" and re.fullmatch(r"[A-Za-z_]\w*", text_of(n)):
+                out.append((text_of(n), line_of(n)))  # a bare name (`${ARR[i]}`, `i<N`): evaluated as a variable
+            stack.extend((c, arith) for c in n.children)
+        # The grammar reads `$(( … ))` inside `${X:-…}` as a command substitution: take the names
+        # of every `(( … ))` in the text (comments blanked) as well.
+        for i, line in enumerate(self.code.split("\n"), start=1):
+            for m in _ARITH.finditer(line):
+                out.extend((name, i) for name in _NAME.findall(m.group(1)))
+        return out
+
+    @cached_property
+    def heredocs(self) -> list[tuple["Node", str, bool]]:
+        """(the statement a here-document feeds, the body's text, whether the delimiter is quoted, so
+        the body is passed on unexpanded) for every here-document."""
+        out = []
+        stack = [self.root]
+        while stack:
+            n = stack.pop()
+            if n.type == "heredoc_redirect":
+                start = next((c for c in n.children if c.type == "heredoc_start"), None)
+                body = next((c for c in n.children if c.type == "heredoc_body"), None)
+                quoted = start is not None and any(q in text_of(start) for q in ("'", '"', "\\"))
+                if body is not None and n.parent is not None:
+                    out.append((n.parent, text_of(body), quoted))
+            stack.extend(n.children)
         return out
 
     def commands_named(self, *names: str) -> list[Command]:

@@ -4,15 +4,22 @@ A single-node script is named `<model>_<precision>_<sku>[_<framework>][_mtp].sh`
 is the model prefix without its minor version (`glm5.1` → `glm5`, `minimaxm3` stays), its
 **vendor** comes from the SKU (`mi*` → amd, else nvidia), its **engine** from what it launches
 (`vllm serve`, `sglang.launch_server`, `trtllm-serve`, `atom`). Siblings are the other
-single-node scripts (every scenario directory, `deprecated/` included, never `speedbench/`) of the same family and
-engine when at least `min_family` exist; otherwise of the same engine and vendor in the same
-directory. Environment variables are compared with siblings of the same vendor only: they differ
-between the ROCm and CUDA builds of every engine (`VLLM_USE_BREAKABLE_CUDAGRAPH`, `RCCL_*`).
+single-node scripts (every scenario directory, never `deprecated/` nor `speedbench/`) of the same
+family and engine when at least `min_family` exist; otherwise of the same engine and vendor in the
+same directory. Environment variables are compared with siblings of the same vendor only: they
+differ between the ROCm and CUDA builds of every engine (`VLLM_USE_BREAKABLE_CUDAGRAPH`, `RCCL_*`).
+Archived scripts (`deprecated/`) are neither siblings nor compared: they record how a retired
+configuration ran, on the engine versions of its time.
 
 `features(ctx, path)` (a tree-sitter query, cached by content: siblings rarely change between
 reviews) lists what a script sets: engine flags (every `--name` word outside comments,
-in commands, arrays and strings) and environment variables (assigned, exported or prefixed
-`NAME=value cmd`, whose name starts with an engine or runtime prefix).
+in commands, arrays and strings, and the engine's single-dash spellings such as vLLM's `-tp`) and
+environment variables (assigned, exported or prefixed `NAME=value cmd`, whose name starts with an
+engine or runtime prefix). Both are keyed by the one spelling the engine's parser stores them
+under (`rules.scripts.engine_flags`: SGLang's `--tp` and `--tensor-parallel-size` are `--tp-size`,
+`--nsa-decode-backend` is `--dsa-decode-backend`, `--cuda-graph-max-bs` is
+`--cuda-graph-max-bs-decode`; `SGL_X` is `SGLANG_X`); `spelled` keeps the spelling the script
+wrote, for messages.
 """
 from __future__ import annotations
 
@@ -25,8 +32,11 @@ from dataclasses import dataclass
 import tree_sitter
 
 from rules.context import ReviewContext
+from rules.scripts.engine_flags import canonical_env, canonical_flag, short_flags
+from rules.recipe.engine_defaults import image_version
+from rules.scripts.engine_flags import env_not_needed
 from rules.scripts.parse import Script, _parser, decode_script
-from rules.scripts.resolve import parsed
+from rules.scripts.resolve import parsed, resolutions_of
 
 ENV_PREFIXES = ("SGLANG_", "VLLM_", "TRTLLM_", "TLLM_", "NCCL_", "RCCL_", "HIP_", "ROCM_", "HSA_", "AITER_", "ATOM_",
                 "CUDA_", "TORCH_", "PYTORCH_", "NVIDIA_", "MORI_", "UCX_", "FLASHINFER_", "NVSHMEM_", "MIOPEN_",
@@ -43,8 +53,14 @@ class Features:
     family: str | None
     vendor: str | None
     mtp: bool
-    flags: dict  # flag → first line
-    env: dict  # variable → first line
+    flags: dict  # flag (the engine's one spelling) → first line
+    env: dict  # variable (as the engine reads it) → first line
+    spelled: dict | None = None  # flag or variable (as keyed above) → the spelling the script wrote
+    fixed: frozenset = frozenset()  # flags and variables set at least once outside any condition
+    exported: frozenset = frozenset()  # variables that reach the environment (export, prefix, set -a)
+
+    def spelling(self, name: str) -> str:
+        return (self.spelled or {}).get(name, name)
 
 
 def name_parts(path: str) -> tuple[str, str, str] | None:
@@ -59,6 +75,20 @@ def family_of(model: str) -> str:
 
 def vendor_of(sku: str) -> str:
     return "amd" if sku.startswith("mi") else "nvidia"
+
+
+def arch_of(sku: str) -> str:
+    """The GPU generation of a SKU: engines build and tune per generation (Hopper's Marlin MXFP4
+    kernels, Blackwell's TRT-LLM attention, CDNA3 vs CDNA4 AITER kernels)."""
+    if sku.startswith(("h100", "h200", "h20", "gh200")):
+        return "hopper"
+    if sku.startswith(("b200", "b300", "gb200", "gb300", "b100")):
+        return "blackwell"
+    if sku.startswith(("mi300", "mi325")):
+        return "cdna3"
+    if sku.startswith(("mi350", "mi355")):
+        return "cdna4"
+    return sku
 
 
 def engine_of(text: str) -> str | None:
@@ -82,7 +112,11 @@ def _query():
     if not _QUERY:
         from rules.scripts.parse import _LANGUAGE
         _QUERY.append(tree_sitter.Query(_LANGUAGE, "(comment) @comment (command name: (command_name) @name) @command "
-                                        "(variable_assignment name: (variable_name) @var)"))
+                                        "(variable_assignment name: (variable_name) @var) "
+                                        "(declaration_command) @decl "
+                                        "(if_statement) @cond (case_statement) @cond (while_statement) @cond "
+                                        "(for_statement) @cond (c_style_for_statement) @cond "
+                                        "(list) @cond"))
     return _QUERY[0]
 
 
@@ -106,18 +140,49 @@ def _extract(path: str, raw: bytes | None) -> Features | None:
         if head is not None and head.type == "word" and not _ENGINE_WORD.search(
                 src[n.start_byte:n.end_byte].decode("utf-8", "replace")):
             code[n.start_byte:n.end_byte] = b" " * (n.end_byte - n.start_byte)
+    engine = engine_of(full)
+    # Lines under a condition (if/case/loops, the right side of `&&`/`||`): a setting only there
+    # depends on the point, it is not a constant of the script.
+    conditional: set[int] = set()
+    for n in caps.get("cond", ()):
+        first = n.start_point[0] + 1
+        if n.type == "list" and n.children:
+            first = n.children[-1].start_point[0] + 1
+        conditional.update(range(first, n.end_point[0] + 2))
+    fixed: set = set()
     flags: dict = {}
+    spelled: dict = {}
     for i, line in enumerate(code.decode("utf-8", "replace").split("\n"), start=1):
-        for m in _FLAG.finditer(line):
-            flags.setdefault(m.group(1).split("=", 1)[0].replace("_", "-"), i)
+        for word in [m.group(1) for m in _FLAG.finditer(line)] + short_flags(line):
+            name = canonical_flag(engine, word)
+            flags.setdefault(name, i)
+            spelled.setdefault(name, word.split("=", 1)[0].replace("_", "-"))
+            if i not in conditional:
+                fixed.add(name)
+    exported: set = set()
+    set_a = re.search(r"(?m)^\s*set\s+-[a-z]*a", full) is not None
+    for n in caps.get("decl", ()):
+        head = src[n.start_byte:n.end_byte].decode("utf-8", "replace")
+        if head.startswith("export") or re.match(r"(declare|typeset)\s+-\w*x", head):
+            exported.update(re.findall(r"(?<![\w$])([A-Za-z_]\w*)(?==|\s|$)", head.split(None, 1)[1] if " " in head else ""))
     env: dict = {}
     for n in caps.get("var", ()):
-        name = n.text.decode("utf-8", "replace")
-        if name.startswith(ENV_PREFIXES):
-            env.setdefault(name, n.start_point[0] + 1)
+        written = n.text.decode("utf-8", "replace")
+        if written.startswith(ENV_PREFIXES) or written.startswith("SGL_"):
+            name = canonical_env(engine, written)
+            line = n.start_point[0] + 1
+            env.setdefault(name, line)
+            spelled.setdefault(name, written)
+            if line not in conditional:
+                fixed.add(name)
+            assignment = n.parent
+            if set_a or written in exported or (assignment is not None and assignment.parent is not None
+                                                and assignment.parent.type == "command"):
+                exported.add(name)
     parts = name_parts(path)
-    return Features(path, engine_of(full), family_of(parts[0]) if parts else None,
-                    vendor_of(parts[2]) if parts else None, posixpath.basename(path).endswith("_mtp.sh"), flags, env)
+    return Features(path, engine, family_of(parts[0]) if parts else None,
+                    vendor_of(parts[2]) if parts else None, posixpath.basename(path).endswith("_mtp.sh"), flags, env,
+                    spelled, frozenset(fixed), frozenset(canonical_env(engine, x) for x in exported))
 
 
 def features(ctx: ReviewContext, path: str, side: str = "head") -> Features | None:
@@ -140,11 +205,11 @@ def features(ctx: ReviewContext, path: str, side: str = "head") -> Features | No
 
 
 def _single_node_dir(path: str) -> str | None:
-    """`<root>benchmarks/single_node` for a benchmark script under it, else None (speedbench runs
-    are another kind of benchmark). Archived (`deprecated/`) scripts are siblings too: they record
-    how the family was run."""
+    """`<root>benchmarks/single_node` for a benchmark script under it, else None: speedbench runs
+    are another kind of benchmark, and archived (`deprecated/`) scripts ran retired configurations
+    on the engines of their time (a flag or variable they set says nothing about a script today)."""
     m = re.match(r"^(.*?benchmarks/single_node)/(?:[^/]+/){0,2}[^/]+\.sh$", path)
-    if not m or "/speedbench/" in path:
+    if not m or "/speedbench/" in path or "/deprecated/" in path:
         return None
     return m.group(1)
 
@@ -215,3 +280,16 @@ def engine_statement(ctx: ReviewContext, path: str) -> tuple[int, int | None]:
                 continue
             return stmt.line, stmt.end_line
     return 1, None
+
+
+def env_not_needed_here(ctx: ReviewContext, path: str, engine: str | None, name: str) -> str | None:
+    """Why the engine every resolved point of `path` runs does not need `name` (its version, read
+    from the point's image, already defaults to what scripts set, or no longer reads it); None when
+    some point may need it, no point resolves, or an image names no version."""
+    versions = {image_version(r.point.values.get("image"), engine) for r in resolutions_of(ctx, path)}
+    if not versions or None in versions:
+        return None
+    reasons = [env_not_needed(engine, name, v) for v in sorted(versions)]
+    if not all(reasons):
+        return None
+    return reasons[0]

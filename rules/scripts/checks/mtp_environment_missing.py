@@ -24,6 +24,15 @@ of the SGLang MTP scripts on main leave it unset, by model family).
 An added script is checked as it is (a plain `X=1` without `export` does not reach the engine
 process, and says so); a modified or moved one only when the PR drops the variable. When the key's points resolve, the engine process's environment (exports, prefixes, what the
 launcher passes) decides; otherwise the script's own assignments do.
+
+A variable the engine version in use does not need is not missing: the version comes from the
+image of every key that runs the script (`lmsysorg/sglang:v0.5.12-cu130` → SGLang 0.5.12) and
+the engine-defaults table says what that version does (`rules.scripts.engine_flags`): SGLang
+runs spec V2 by default from 0.5.11 (`python/sglang/srt/environ.py`, `Envs.SGLANG_ENABLE_SPEC_V2
+= EnvBool(True)`; `ServerArgs._handle_speculative_decoding` falls back to V1 only when it is set
+false) and no longer has the variable by 0.5.15. When no point resolves, or an image names no
+version (a nightly tag), the comparison with the siblings stands. Archived (`deprecated/`)
+scripts are not siblings (`rules.scripts.siblings`).
 """
 from collections.abc import Iterator
 
@@ -35,7 +44,7 @@ from rules.finding import Passed, Problem, Severity
 from rules.scripts.facts import changed_scripts, resolved_for, spec_mtp
 from rules.scripts.parse import Script
 from rules.scripts.resolve import parsed
-from rules.scripts.siblings import engine_statement, features, siblings_of
+from rules.scripts.siblings import engine_statement, env_not_needed_here, features, siblings_of
 
 CODE = "RR411"
 NAME = "mtp-environment-missing"
@@ -76,6 +85,10 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed]:
             continue
         rs = [r for r in resolved_for(ctx, f.path) if spec_mtp(r) and r.engine is not None]
         for var in options.engine_env[me.engine]:
+            not_needed = env_not_needed_here(ctx, f.path, me.engine, var)
+            if not_needed:
+                yield Passed(f"{f.path}: `{var}` is not needed ({not_needed})", path=f.path)
+                continue
             setting = [s for s in sibs if var in s.env]
             share = len(setting) / len(sibs)
             if share < options.threshold:

@@ -68,8 +68,9 @@ def test_image_versions(image, engine, version):
 
 def test_defaults_table_rows_have_sources():
     assert all(r.source and r.text for r in d.DEFAULTS)
-    assert d.lookup("sglang", "spec_v2", (0, 5, 11)).value is False
-    assert d.lookup("sglang", "spec_v2", (0, 5, 13)).value is True
+    # environ.py of the releases: EnvBool(False) in 0.5.10, EnvBool(True) from 0.5.11
+    assert d.lookup("sglang", "spec_v2", (0, 5, 10)).value is False
+    assert d.lookup("sglang", "spec_v2", (0, 5, 11)).value is True
     assert d.lookup("sglang", "cuda_graph_max_bs", (0, 5, 12), gpu_gb=141, tp=2).value == 256
     assert d.lookup("sglang", "cuda_graph_max_bs", (0, 5, 12), gpu_gb=180, tp=2).value == 512
     assert d.lookup("vllm", "max_cudagraph_capture_size", None, mns=64, k=3, mbt=8192).value == 512
@@ -189,7 +190,7 @@ def test_merge_key_fixture_reviews_without_a_crash_and_blames_the_anchor():
     text = (Path(__file__).parent / "fixtures" / "merge_keys.yaml").read_text()
     r = review(text, RULES, path=MN_PATH)
     assert not [f for f in r.findings if f.code == "RR000"]
-    # SGLang 0.5.11 without SGLANG_ENABLE_SPEC_V2 (both roles speculate through the merged anchor),
+    # SGLang 0.5.10 without SGLANG_ENABLE_SPEC_V2 (both roles speculate through the merged anchor),
     # and decode graphs of 32 (written in the anchor) below the 128 admitted at concurrency 128.
     assert {f.code for f in r.findings} == {"RR212", "RR221"}
     cap_line = text.split("\n").index("  cuda-graph-max-bs: 32") + 1

@@ -28,6 +28,34 @@ def test_mtp_points_may_pass_them():
     assert run(cs, rules=[rule]).findings == []
 
 
-def test_non_mtp_name_no_point_reaches_is_read_as_written():
-    (f,) = run(repo({P: sglang_script(mtp=True)}), rules=[rule]).findings
-    assert f.message == "non-MTP script `dsv4_fp4_b200.sh` passes `--speculative-algorithm`"
+def test_a_script_no_point_reaches_is_not_judged_here():
+    # read from the file name only: speculative-flags-in-plain-named-script (a nit) reports it
+    assert run(repo({P: sglang_script(mtp=True)}), rules=[rule]).findings == []
+
+
+def test_mtp_routing_follows_the_launcher_not_the_file_name():
+    # The AMD launcher adds no `_mtp` suffix: an MTP key runs the plain-named script.
+    amd = script_path("dsv4_fp4_mi355x.sh")
+    mtp_key = master(key("dsv4-fp4-mi355x-sglang-mtp", model="dsv4", precision="fp4", runner="mi355x", spec="mtp"))
+    assert run(repo({amd: sglang_script(mtp=True)}, extra={CFG: mtp_key}), rules=[rule]).findings == []
+    # control: a plain key reaching the same script
+    plain_key = master(key("dsv4-fp4-mi355x-sglang", model="dsv4", precision="fp4", runner="mi355x"))
+    (f,) = run(repo({amd: sglang_script(mtp=True)}, extra={CFG: plain_key}), rules=[rule]).findings
+    assert f.message == ("`--speculative-algorithm` is passed to key `dsv4-fp4-mi355x-sglang`, which asks for no "
+                         "speculative decoding")
+    # and a plain key that a launcher routes to an `_mtp.sh` script is still a plain point
+    always_mtp = ('#!/usr/bin/bash\nbash benchmarks/single_node/${SCENARIO_SUBDIR}${EXP_NAME%%_*}_${PRECISION}'
+                  '_mi355x_mtp.sh\n')
+    mtp_named = script_path("dsv4_fp4_mi355x_mtp.sh")
+    cs = repo({mtp_named: sglang_script(mtp=True)}, extra={CFG: plain_key, "runners/launch_mi355x-amds.sh": always_mtp})
+    (g,) = run(cs, rules=[rule]).findings
+    assert g.path == mtp_named and "key `dsv4-fp4-mi355x-sglang`" in g.message
+
+
+def test_speedbench_collectors_are_not_throughput_scripts():
+    sb = "benchmarks/single_node/speedbench/dsv4_fp4_b200_vllm.sh"
+    always = '#!/usr/bin/bash\nbash benchmarks/single_node/speedbench/${EXP_NAME%%_*}_${PRECISION}_b200_vllm.sh\n'
+    cs = repo({sb: sglang_script(mtp=True)},
+              extra={CFG: master(key("dsv4-fp4-b200-sglang", model="dsv4", precision="fp4")),
+                     "runners/launch_b200-nb.sh": always, "runners/launch_b200-dgxc-slurm.sh": always})
+    assert run(cs, rules=[rule]).findings == []
