@@ -341,20 +341,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-cache", action="store_true")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
     ap.add_argument("--to-judge", type=Path, help="write the unjudged sampled findings here, by family")
-    ap.add_argument("--merge", type=Path, help="merge judges' answers (a JSON list) into precision_judged.json")
+    ap.add_argument("--merge", type=Path, action="append",
+                    help="merge judges' answers (a JSON list) into precision_judged.json (repeatable)")
+    ap.add_argument("--merge-only", action="store_true", help="merge the answers and stop (no review)")
     ap.add_argument("--rule", action="append", help="only these rule codes")
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--per-rule", type=int, default=PER_RULE)
     args = ap.parse_args(argv)
     if args.merge:
         judged = load_judged()
-        n, problems = merge(json.loads(args.merge.read_text(encoding="utf-8")), judged)
+        n, problems = 0, []
+        for path in args.merge:
+            k, bad = merge(json.loads(path.read_text(encoding="utf-8")), judged)
+            n, problems = n + k, problems + bad
         for pr in problems:
             print(f"refused: {pr}", file=sys.stderr)
         save_judged(judged)
         print(f"merged {n} judgements into {JUDGED.name} ({len(judged)} in all)")
-        if problems:
-            return 1
+        if problems or args.merge_only:
+            return 1 if problems else 0
     rep = evaluate(bundle=args.bundle, repo=args.repo, jobs=args.jobs, cache=not args.no_cache,
                    per_rule=args.per_rule, seed=args.seed, only=args.rule,
                    progress=lambda s: print(s, file=sys.stderr))

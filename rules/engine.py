@@ -12,7 +12,7 @@ from rules.comments import clear_caches as _clear_comment_caches
 from rules.document import clear_caches as _clear_document_caches
 from rules.finding import Check, Finding, Passed, Problem, Severity, Skipped
 from rules.registry import ALL_RULES
-from rules.scope import any_touched
+from rules.scope import any_touched, base_replay
 from rules.written import proof_line
 
 log = logging.getLogger(__name__)
@@ -137,9 +137,10 @@ def run(changeset: ChangeSet, config: EngineConfig | None = None, rules=None,
     _clear_document_caches()
     _clear_comment_caches()
     # Deduplicate (same fingerprint and line) and sort by file, line, code; a problem on lines the
-    # PR does not touch is already in the base (rules/scope.py), not one of this PR's findings.
+    # PR does not touch, or one the base already has, is already in the base (rules/scope.py), not
+    # one of this PR's findings.
     seen = set()
-    unique, in_base = [], []
+    kept, in_base = [], []
     memo: dict = {}
     for f in sorted(report.findings):
         key = (f.fingerprint, f.line)
@@ -150,7 +151,30 @@ def run(changeset: ChangeSet, config: EngineConfig | None = None, rules=None,
         if f.code != CRASH_CODE and places and not any_touched(changeset, places, memo):
             in_base.append(f)
         else:
-            unique.append(f)
-    report.findings = unique
-    report.in_base = in_base
+            kept.append(f)
+    old = _at_base(changeset, config, rules, {f.code for f in kept if f.code != CRASH_CODE})
+    report.findings = [f for f in kept if f.fingerprint not in old]
+    report.in_base = sorted(in_base + [f for f in kept if f.fingerprint in old])
     return report
+
+
+def _at_base(changeset: ChangeSet, config: EngineConfig, rules, codes: set[str]) -> set[str]:
+    """Fingerprints of the problems the rules `codes` find on the base revision (`base_replay`)."""
+    if not codes or not changeset.files:
+        return set()
+    base_cs = base_replay(changeset)
+    ctx = ReviewContext(base_cs, config)
+    out: set[str] = set()
+    for rule in rules if rules is not None else ALL_RULES:
+        if rule.CODE not in codes:
+            continue
+        try:
+            for item in rule.check(ctx, config.options_for(rule)):
+                if isinstance(item, Problem):
+                    out.add(Finding(path=item.path, line=0, code=rule.CODE, name=rule.NAME, severity=Severity.NIT,
+                                    message=item.message).fingerprint)
+        except Exception:  # a rule that cannot read the base proves nothing about it
+            log.exception("rule %s crashed on the base replay", rule.CODE)
+    _clear_document_caches()
+    _clear_comment_caches()
+    return out

@@ -17,6 +17,12 @@ rule names as its `cause`):
   because nothing proves otherwise.
 
 A finding on a file the PR does not change is not touched unless one of its causes is.
+
+Touched is not caused: a PR that bumps a key's image touches the key, while its capture range,
+its script or its link were as wrong before. So the runner also replays each rule that found
+something on the base revision (`base_replay`: every changed file as it was at the merge base,
+nothing touched, the tree as it was), and a problem the base already has (the same code, path
+and message, i.e. the same fingerprint) is already in the base too.
 """
 from __future__ import annotations
 
@@ -112,3 +118,33 @@ def any_touched(cs: ChangeSet, places: Iterable[tuple[str | None, int | None, in
                 memo: dict | None = None) -> bool:
     memo = {} if memo is None else memo
     return any(touched(cs, p, lo, hi, memo) for p, lo, hi in places)
+
+
+def _quiet_patch(text: str | None) -> str | None:
+    """A patch that touches nothing: one context line (a file's review then sees no added line)."""
+    if not text:
+        return None
+    first = text.split("\n", 1)[0]
+    return f"@@ -1,1 +1,1 @@\n {first}"
+
+
+def base_replay(cs: ChangeSet) -> ChangeSet:
+    """The PR's changeset as its base was: each changed file at the merge base, unchanged and
+    untouched; files the PR adds do not exist, files it removes or renames are back."""
+    import dataclasses
+
+    files, tree = [], dict(cs.tree)
+    for f in cs.files:
+        if f.status == "added":
+            tree.pop(f.path, None)
+            continue
+        if f.base is None:
+            continue  # its base is unknown: the replay says nothing about it (nothing is suppressed there)
+        if f.path != f.base_path:
+            mode = tree.pop(f.path, None)
+            tree[f.base_path] = mode or "100644"
+        elif f.status == "removed":
+            tree.setdefault(f.base_path, "100644")
+        files.append(FileChange(f.base_path, "modified", base=f.base, head=f.base,
+                                patch=_quiet_patch(f.base_text), binary=f.binary))
+    return dataclasses.replace(cs, files=tuple(files), tree=tree, base_tip_time=cs.base_tip_time)

@@ -50,11 +50,46 @@ def test_a_deletion_touches_the_lines_beside_it():
     assert not touched(cs, "s.sh", 1)
 
 
+DOC = "Flags a thing.\n\n## Why it matters\nBecause.\n\n## Example\n    x\n\n## Fix\nDo it.\n"
+
+
 def _rule(problems, severity=Severity.BLOCKING):
-    doc = "Flags a thing.\n\n## Why it matters\nBecause.\n\n## Example\n    x\n\n## Fix\nDo it.\n"
-    return types.SimpleNamespace(CODE="RR990", NAME="thing-broken", SEVERITY=severity,
-                                 check=lambda ctx, options: iter(problems), __doc__=doc,
+    """A rule that reports `problems` on the PR's head (none on the base replay, where m.yaml is as it was)."""
+    def check(ctx, options):
+        f = ctx.changeset.file("m.yaml")
+        if f is not None and f.head != f.base:
+            yield from problems
+    return types.SimpleNamespace(CODE="RR990", NAME="thing-broken", SEVERITY=severity, check=check, __doc__=DOC,
                                  __name__="rules.x.checks.thing_broken", Options=RuleOptions)
+
+
+def test_a_problem_the_base_already_has_is_in_the_base_even_on_a_touched_key():
+    """The PR touches a-key (tp 4 → 2); the rule's complaint about a-key's image was as true before."""
+    def check(ctx, options):
+        text = ctx.changeset.file("m.yaml").head.decode()
+        if "image: x:1" in text:
+            yield Problem("m.yaml", 3, "a-key's image `x:1` is not pinned by digest")
+        if "tp: 2" in text:
+            yield Problem("m.yaml", 4, "a-key runs `tp: 2`")
+    rule = types.SimpleNamespace(CODE="RR990", NAME="thing-broken", SEVERITY=Severity.BLOCKING, check=check,
+                                 __doc__=DOC, __name__="rules.x.checks.thing_broken", Options=RuleOptions)
+    r = run(CS, rules=[rule])
+    assert [f.message for f in r.findings] == ["a-key runs `tp: 2`"]
+    assert [f.message for f in r.in_base] == ["a-key's image `x:1` is not pinned by digest"]
+
+
+def test_the_base_replay_is_the_base():
+    from rules.scope import base_replay
+
+    cs = ChangeSet(files=CS.files + (FileChange("gone.yaml", "removed", base=b"a: 1\n"),
+                                     FileChange("new.sh", "renamed", base=b"x\n", head=b"x\n", previous_path="old.sh")),
+                   tree={"new.yaml": "100644", "new.sh": "100755", "m.yaml": "100644"})
+    b = base_replay(cs)
+    assert {f.path: (f.head, f.status) for f in b.files} == {
+        "m.yaml": (BASE_YAML.encode(), "modified"), "s.sh": (SCRIPT_BASE.encode(), "modified"),
+        "big.yaml": (b"a: 1\n", "modified"), "gone.yaml": (b"a: 1\n", "modified"), "old.sh": (b"x\n", "modified")}
+    assert "new.yaml" not in b.tree and "new.sh" not in b.tree and b.tree["old.sh"] == "100755"
+    assert all(not touched(b, f.path, 1) or f.patch is None for f in b.files)  # nothing is touched on the base
 
 
 def test_untouched_problems_are_reported_as_already_in_the_base_whatever_their_severity():

@@ -43,6 +43,8 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
         if not d.base_unterminated:
             yield Passed(f"{d.path}: the base file ends with a newline (byte {len(d.base):,} is `\\n`)", path=d.path)
             continue
+        if not d.new_entries:
+            continue  # no append to break: a PR that only adds the missing newline is the fix
         base = d.base
         last_start = base.rfind(b"\n") + 1
         last = base[last_start:].decode("utf-8", "replace")

@@ -17,8 +17,10 @@ Add the flag only when the point asks for it:
     if [ "${EP_SIZE:-1}" -gt 1 ]; then EP_ARGS="--enable-expert-parallel"; fi
     vllm serve "$MODEL" --tensor-parallel-size "$TP" $EP_ARGS
 
-A flag counts as conditional when an enclosing `if`/`case`/`while` condition, or its own
-command, mentions `EP_SIZE` or a variable derived from it. Only lines the PR adds are checked.
+A flag counts as conditional when it sits under any enclosing `if`/`case`/`while` (a DP-attention
+branch, a per-recipe EP switch: which points reach it is what RR216 ep-mismatch judges on the
+resolved points), or when its own command mentions `EP_SIZE` or a variable derived from it. Only
+a flag passed on every path, on lines the PR adds, is flagged.
 """
 import re
 from collections.abc import Iterator
@@ -79,6 +81,12 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             if guards or _mentions(stmt.text, names):
                 yield Passed(f"{f.path}:{line}: --enable-expert-parallel depends on "
                              f"{guards[0].text if guards else 'EP_SIZE in the same command'}", path=f.path, line=line)
+                continue
+            if stmt.conditions:
+                # Inside a branch on something else (DP attention, a per-recipe EP switch): the flag is
+                # conditional, and which points reach the branch is the resolved points' business (RR216).
+                yield Passed(f"{f.path}:{line}: --enable-expert-parallel sits under `{stmt.conditions[0].text}`",
+                             path=f.path, line=line)
                 continue
             yield Problem(
                 f.path, line,

@@ -16,7 +16,9 @@ Point the path at the file (here `../../benchmark_lib.sh`); the message names wh
 
 The path is interpreted (`$0`, `dirname`, `${BASH_SOURCE[0]}`, variables) with the working
 directory at the repository root, as the launchers run scripts; a path the review cannot know is
-not reported. Only `source` lines the PR adds are checked.
+not reported, and neither is a file under a directory the repository does not track (a checkout
+or virtualenv the launcher creates at run time, `source .venv/bin/activate` after `uv venv`): it is
+skipped with the reason. Only `source` lines the PR adds are checked.
 """
 from collections.abc import Iterator
 
@@ -48,6 +50,14 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                 continue
             if ev.target is None:
                 continue  # unknown or outside what the review can see: not a finding
+            parent = ev.target.rsplit("/", 1)[0] if "/" in ev.target else ""
+            if ev.exists is False and ctx.changeset.is_dir(parent) is not True:
+                # A directory the repository does not track (a clone, a virtualenv the launcher makes at
+                # run time): the file may well exist when the line runs, so nothing is proven.
+                yield Skipped(f"{f.path}:{ev.line}: `source {ev.shape}` resolves to `{ev.target}` under `{parent}/`, "
+                              "which the repository does not track (made at run time?), so it was not judged",
+                              path=f.path)
+                continue
             if ev.exists is False:
                 yield Problem(f.path, ev.line, f"`source {ev.shape}` resolves to `{ev.target}`, which does not exist",
                               evidence=(f"`{ev.shape}` from {f.path}", "relative to the repository root, where the "

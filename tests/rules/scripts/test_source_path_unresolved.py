@@ -42,3 +42,14 @@ def test_only_added_source_lines():
     old = sglang_script(source="../benchmark_lib.sh")
     new = old + "echo done\n"
     assert run(repo({p: ("modified", new, old)}), rules=[rule]).findings == []
+
+
+def test_a_file_under_a_directory_made_at_run_time_is_not_judged():
+    """A launcher clones a tool and makes its virtualenv, then sources its activate script."""
+    from tests.rules.scripts_helpers import repo
+
+    launcher = ("#!/bin/bash\ngit clone https://example.com/tool.git tool\ncd tool\nuv venv\n"
+                "source .venv/bin/activate\n")
+    r = run(repo({"runners/launch_x-nv.sh": launcher}), rules=[rule])
+    assert r.findings == []
+    assert any(c.status == "skipped" and "does not track" in c.detail for c in r.checks)
