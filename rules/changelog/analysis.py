@@ -164,6 +164,10 @@ class SeparatorCheck:
     allowed: tuple[tuple[str, ...], ...]
     history: tuple[str, ...] = ()  # leading separator lines that are base bytes (never changed)
     history_changed: bool = False  # the PR rewrote those base bytes (a history change: RR002's)
+    # New entries were spliced between two existing entries and this separator's lines are the
+    # base bytes that separated those two: they are part of the misplacement (RR001's finding,
+    # fixed by moving the entries), not a separator the PR wrote.
+    spliced: bool = False
 
     @property
     def ok(self) -> bool:
@@ -538,6 +542,63 @@ def _tail_change(base: bytes, head: bytes, core: int, stop: int, line: int, entr
                   "the validator requires `head.startswith(base)` byte for byte (`validate_raw_change`)"))
 
 
+def _spliced_base_bytes(base: bytes, head: bytes, bblocks: list[_Block], hblocks: list[_Block], new_idx: list[int],
+                        from_base: dict[int, int], moved: list[tuple[int, int]]) -> set[tuple[int, str]]:
+    """The separators around runs of new entries spliced between two consecutive existing entries
+    that hold base bytes and whose own lines (those the PR wrote) would be a regular separator:
+    `(head block index, "above" | "below")`.
+
+    Between existing entries A and B the base has bytes S (the end of A's last line, then the
+    separator lines); the head has H = the separator above the run, the run, the separator below
+    it. The base bytes kept in H are its common prefix with S and, after that, its common suffix
+    with the rest of S: whole separator lines at the top of the separator above the run, or at the
+    bottom of the one below it. Only a clean splice counts (all of S kept, prefix plus suffix): when
+    the PR also dropped base bytes there, the separator stays this rule's. When at least one line is such base bytes and the lines the PR
+    wrote are one empty line or none, the irregular separator is the splice's doing (moving the
+    entries fixes it). A separator of no lines at all (a missing empty line) is the PR's.
+    """
+    out: set[tuple[int, str]] = set()
+    moved_base = {i for i, _ in moved}
+    runs: list[list[int]] = []
+    for j in sorted(set(new_idx)):
+        if runs and runs[-1][-1] == j - 1:
+            runs[-1].append(j)
+        else:
+            runs.append([j])
+    for run in runs:
+        first, last = run[0], run[-1]
+        if first == 0 or last + 1 >= len(hblocks):
+            continue
+        ia, ib = from_base.get(first - 1), from_base.get(last + 1)
+        if ia is None or ib != ia + 1 or ia in moved_base or ib in moved_base:
+            continue
+        s = base[bblocks[ia].content_end:bblocks[ib].start]
+        h = head[hblocks[first - 1].content_end:hblocks[last + 1].start]
+        c1 = _common_prefix(s, h)
+        c2 = _common_suffix(s[c1:], h[c1:], min(len(s), len(h)) - c1)
+        if c1 + c2 < len(s):
+            continue  # the PR also dropped or rewrote base bytes there: not a clean splice
+        above = _sep_lines(hblocks[first - 1].sep(head))
+        at, kept = 1, 0  # byte 0 ends A's last line
+        for line in above:
+            at += len(line.encode()) + 1
+            if at > c1:
+                break
+            kept += 1
+        if kept and tuple(above[kept:]) in ((), ("",)):
+            out.add((first, "above"))
+        below = _sep_lines(hblocks[last].sep(head))
+        at, kept = 0, 0
+        for line in reversed(below):
+            at += len(line.encode()) + 1
+            if at > c2:
+                break
+            kept += 1
+        if kept and tuple(below[:len(below) - kept]) in ((), ("",)):
+            out.add((last, "below"))
+    return out
+
+
 def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDiff:
     path, status = f.path, f.status
     base = None if status == "added" else f.base
@@ -885,6 +946,7 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
     seps = []
     new_set = set(new_idx)
     last_base_i = len(bblocks) - 1 if base_tail else None
+    spliced = _spliced_base_bytes(base, head, bblocks, hblocks, new_idx, from_base, moved)
     for j in new_idx:
         e = head_entries[j]
         if j > 0 and j - 1 not in new_set:
@@ -905,12 +967,14 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
                 allowed = (("",), hist)
                 hist = ()
             seps.append(SeparatorCheck(e, prev.end_line + 1, e.start_line, e.text.split("\n", 1)[0],
-                                       actual, allowed, hist, history_changed=changed))
+                                       actual, allowed, hist, history_changed=changed,
+                                       spliced=(j, "above") in spliced))
         if j + 1 < len(hblocks):
             nxt = hblocks[j + 1]
             seps.append(SeparatorCheck(e, hblocks[j].end_line + 1, nxt.start_line,
                                        h_entry(j + 1).text.split("\n", 1)[0],
-                                       tuple(_sep_lines(hblocks[j].sep(head))), (("",),)))
+                                       tuple(_sep_lines(hblocks[j].sep(head))), (("",),),
+                                       spliced=(j, "below") in spliced))
 
     if base_tail and last_base_i is not None and he == len(head):
         j_last = next((j for j, i in from_base.items() if i == last_base_i), None)
