@@ -825,11 +825,22 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
     # Edits: pr-link-only corrections are allowed alone (A10), everything else is a history change.
     correction_entries: list[Entry] = []
     pending_corrections: list[HistoryChange] = []
+    added_js = set(new_idx)
     for i, j in edited:
         bl = _lines(bkeys[i])
         hl = _lines(hkeys[j])
         k, s = _trim(bl, hl)
         b_rng, h_rng = bl[k:len(bl) - s], hl[k:len(hl) - s]
+        if b_rng and not h_rng and j + 1 in added_js:
+            # The head entry is the base entry cut short and the next head item is "new": the PR
+            # split one base item in two (a mis-indented `  - config-keys:` of the base moved to
+            # column 0). The bytes differ where the base's remaining lines and the next item's
+            # disagree; that is the line the PR edited, not the end of this entry.
+            hl2 = _lines(head[hblocks[j].start:hblocks[j + 1].content_end])
+            k2, s2 = _trim(bl, hl2)
+            b2, h2 = bl[k2:len(bl) - s2], hl2[k2:len(hl2) - s2]
+            if b2 and len(b2) == len(h2) and s2 and k2 >= len(hl):
+                k, s, b_rng, h_rng, hl = k2, s2, b2, h2, hl2
         e = h_entry(j)
         start = hblocks[j].start_line
         link_only = (len(bl) == len(hl) and all(

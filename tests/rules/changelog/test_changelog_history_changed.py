@@ -133,3 +133,30 @@ def test_stripping_trailing_spaces_of_an_existing_entrys_last_line_is_history():
     assert "trailing whitespace of existing entry #4715's last line changed from `\"  \"` to `\"\"`" in f.message
     assert f.suggestion.endswith("pull/4715  ")
     assert f.message.endswith(BOTH)  # the line has content: `git diff` shows it deleted and re-added
+
+
+# Issue 21: a base whose entry was written indented (`  - config-keys:`) holds it inside the entry
+# above; a PR that moves that line to column 0 edits that one line, and RR002 says so there.
+def test_reindenting_a_base_entry_start_is_reported_on_the_reindented_line():
+    at = starts(BASE)[5]  # the #4857 entry, indented in this base (the base's own breakage)
+    broken = BASE[:at] + "  " + BASE[at:]
+    head = append(BASE)  # the PR fixes it: `- config-keys:` back at column 0, and appends its entry
+    r = review(broken, head, rr002)
+    assert len(r.findings) == 1
+    f = r.findings[0]
+    line = line_of(head, "- config-keys:\n    - qwen3.5-fp8-mi355x-atom")
+    assert f.line == line and f.end_line == line
+    assert f.message.startswith(f'Existing entry #4852 was edited at line {line:,}: `"  - config-keys:"` became '
+                                f'`"- config-keys:"`.')
+    assert apply_suggestion(head, f) == append(broken)
+    assert r.in_base == []  # the finding sits on the line the PR changed
+
+
+def test_lines_removed_at_the_end_of_an_entry_stay_next_to_the_removal():
+    at = starts(BASE)
+    cut = BASE[at[6]:at[7]].replace('    - "Bump the image"\n', "", 1)  # #4799 loses its description item
+    head = append(BASE[:at[6]] + cut + BASE[at[7]:])
+    r = review(BASE, head, rr002)
+    f = r.findings[0]
+    assert f.line == line_of(head, "  description:\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/4799")
+    assert r.in_base == []
