@@ -542,6 +542,29 @@ def _tail_change(base: bytes, head: bytes, core: int, stop: int, line: int, entr
                   "the validator requires `head.startswith(base)` byte for byte (`validate_raw_change`)"))
 
 
+def _deletion_points(patch: str | None, head_lines: int) -> list[int]:
+    """Head lines a patch deletes next to: the line after each run of deleted lines, or the last
+    line of the file for a run at its end."""
+    out: list[int] = []
+    line = 0
+    run = False
+    for raw in (patch or "").split("\n"):
+        m = re.match(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@", raw)
+        if m:
+            line, run = int(m.group(1)), False
+            continue
+        if not line or not raw or raw.startswith("\\"):
+            continue
+        if raw[0] == "-":
+            if not run:
+                out.append(min(max(line, 1), max(head_lines, 1)))
+            run = True
+            continue
+        run = False
+        line += 1
+    return out
+
+
 def _spliced_base_bytes(base: bytes, head: bytes, bblocks: list[_Block], hblocks: list[_Block], new_idx: list[int],
                         from_base: dict[int, int], moved: list[tuple[int, int]]) -> set[tuple[int, str]]:
     """The separators around runs of new entries spliced between two consecutive existing entries
@@ -785,14 +808,20 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
             new_idx.append(j)
     moved_base = {i for i, _ in moved}
 
+    deletion_points = _deletion_points(f.patch, head_lines)
+
     def nearest_head_line(j: int | None) -> int | None:
         if j is not None and j < len(hblocks):
-            return hblocks[j].start_line
-        if he < len(head):
-            return head.count(b"\n", 0, he) + 1
-        if hblocks:
-            return hblocks[-1].end_line
-        return head_lines or None
+            line = hblocks[j].start_line
+        elif he < len(head):
+            line = head.count(b"\n", 0, he) + 1
+        elif hblocks:
+            line = hblocks[-1].end_line
+        else:
+            return head_lines or None
+        # Where the patch deletes lines nearby: the finding sits next to the deletion itself (the
+        # patch may take the blank line above the entry or the one below it, or the file's end).
+        return min(deletion_points, key=lambda p: (abs(p - line), p)) if deletion_points else line
 
     for run, j in deleted_runs:
         gone = [i for i in run if i not in moved_base]

@@ -30,7 +30,9 @@ def test_deletion_points_at_the_nearest_head_line():
     at = starts(BASE)
     head = BASE[:at[4]] + BASE[at[5]:]  # drop #4852
     r = review(BASE, head, rr002)
-    assert _codes(r) == [("RR002", line_of(head, "qwen3.5-fp8-mi355x-atom") - 1)]
+    # the patch keeps the `- config-keys:` line and deletes from the next one: the line after it
+    assert _codes(r) == [("RR002", line_of(head, "qwen3.5-fp8-mi355x-atom"))]
+    assert r.in_base == []
     assert "One existing entry (#4852) was deleted here." + BOTH == r.findings[0].message
 
 
@@ -160,3 +162,13 @@ def test_lines_removed_at_the_end_of_an_entry_stay_next_to_the_removal():
     f = r.findings[0]
     assert f.line == line_of(head, "  description:\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/4799")
     assert r.in_base == []
+
+
+def test_deleting_the_last_entry_is_reported_next_to_the_deletion():
+    # Issue 21: with the last entry gone the nearest entry line was the previous entry's last
+    # line, while the deletion sits after the separator below it (#903's shape).
+    base = BASE + "  \n" + entry("zz-fp8-h100-vllm", 4900)  # a historical "  " line before the last entry
+    head = BASE + "  \n"
+    r = review(base, head, rr002)
+    assert [f.line for f in r.findings] == [head.count("\n")] and r.in_base == []
+    assert "One existing entry (#4900) was deleted here." in r.findings[0].message
