@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from rules.changelog.checks import (
     changed_config_not_selected,
+    changed_label_not_selected,
     changelog_append_only_mixed,
     changelog_base_unterminated,
     changelog_config_key_empty,
@@ -124,6 +125,7 @@ ALL_RULES = (
     changelog_evals_only_with_throughput_change,
     changelog_evals_intent_unflagged,
     changelog_entry_selects_no_jobs,
+    changed_label_not_selected,
     master_image_not_public,
     master_image_unpinned,
     master_key_prefix_mismatch,
