@@ -810,7 +810,7 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
 
     deletion_points = _deletion_points(f.patch, head_lines)
 
-    def nearest_head_line(j: int | None) -> int | None:
+    def nearest_head_line(j: int | None, span: int = 0) -> int | None:
         if j is not None and j < len(hblocks):
             line = hblocks[j].start_line
         elif he < len(head):
@@ -821,7 +821,9 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
             return head_lines or None
         # Where the patch deletes lines nearby: the finding sits next to the deletion itself (the
         # patch may take the blank line above the entry or the one below it, or the file's end).
-        return min(deletion_points, key=lambda p: (abs(p - line), p)) if deletion_points else line
+        # (within the deleted lines' own extent of it: another run of deletions is not this one's)
+        near = [p for p in deletion_points if abs(p - line) <= span + 3]
+        return min(near, key=lambda p: (abs(p - line), p)) if near else line
 
     for run, j in deleted_runs:
         gone = [i for i in run if i not in moved_base]
@@ -829,9 +831,10 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
             continue
         ents = [b_entry(i) for i in gone]
         lines_gone = sum(bblocks[i].end_line - bblocks[i].start_line + 1 for i in gone)
+        line = nearest_head_line(j, lines_gone)
         word = "entry" if len(gone) == 1 else "entries"
         changes.append(HistoryChange(
-            "deleted", nearest_head_line(j),
+            "deleted", line,
             f"{count_word(len(gone)).capitalize()} existing {word} ({_labels(ents)}) "
             f"{'was' if len(gone) == 1 else 'were'} deleted here.",
             fix="Restore the deleted entries byte-for-byte from the base branch; existing changelog "
