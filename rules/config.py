@@ -57,6 +57,10 @@ class Paths(BaseModel):
     launchers: tuple[str, ...] = ("**/runners/*.sh",)
     # Archived files: moving things here is a deprecation, not a benchmark change.
     deprecated: tuple[str, ...] = ("**/deprecated/**",)
+    # Shared harness scripts beside the benchmark scripts (multi-node job, server and client
+    # helpers), read like the library (`scripts.library`): an edit reaches a benchmark only where
+    # it edits the engine's or the benchmark client's command (rules/changelog/reach.py).
+    harness: tuple[str, ...] = ("**/benchmarks/multi_node/*_utils/**", "**/benchmarks/**/llm-d/**")
 
 
 class RuleConfig(BaseModel):
