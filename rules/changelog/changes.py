@@ -84,6 +84,8 @@ def benchmark_changes(ctx: ReviewContext) -> list[BenchmarkChange]:
         for c in changed_keys(ctx):
             by_file.setdefault(c.path, []).append(c)
         unreadable = {mf.path for side in ("head", "base") for mf in master_files(ctx, side) if mf.error}
+        # What a change reaches matters only to a PR that appends no entry (RR009, RR024).
+        judge = entry_state(ctx)[0] == 0
         out: list[BenchmarkChange] = []
         for f in ctx.changeset.files:
             head_kind, base_kind = ctx.kind(f.path), ctx.kind(f.base_path)
@@ -139,7 +141,10 @@ def benchmark_changes(ctx: ReviewContext) -> list[BenchmarkChange]:
                     out.append(BenchmarkChange(f.path, (deleted_at or [None])[0], kind, True,
                                                f"{f.path}: {kind} lines deleted only"))
                 else:
-                    reach = script_reach(ctx, f) if head_kind == "scripts" else _recipe_reach(f)
+                    if judge:
+                        reach = script_reach(ctx, f) if head_kind == "scripts" else _recipe_reach(f)
+                    else:  # the PR appends an entry: only the passed check lists the change
+                        reach = Reach("proven", "")
                     if reach.kind == "none":
                         continue  # comments or whitespace only: nothing a benchmark runs changed
                     line = reach.line if reach.line in added else (added or [None])[0]

@@ -39,6 +39,7 @@ from __future__ import annotations
 import bisect
 import difflib
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -228,12 +229,14 @@ def inert_functions(library) -> dict[str, set[str]]:
     return {f: assigned[f] for f in inert}
 
 
-def active_lines(script, lines: set[int], inert: dict[str, set[str]]) -> list[int]:
+def active_lines(script, lines: set[int], inert: dict[str, set[str]], first: bool = False) -> list[int]:
     """Of `lines` of a benchmark script, those that may change what it runs: all but the lines of
     `echo`s, of calls of inert library functions (whose assigned globals the script does not
-    read), of conditions that hold only such statements, and of bare syntax (`fi`, `done`)."""
+    read), of conditions that hold only such statements, and of bare syntax (`fi`, `done`).
+    With `first`, stop at the first such line."""
+    if not lines:
+        return []
     read = {r.name for r in script.references}
-    stmts = script.statements()
 
     def quiet(st) -> bool:
         if isinstance(st, Assignment):
@@ -242,23 +245,23 @@ def active_lines(script, lines: set[int], inert: dict[str, set[str]]) -> list[in
             return True
         return st.name in inert and not (inert[st.name] & read)
 
-    spans = [(st.line, st.end_line, st) for st in stmts]
-    conds: dict[int, list] = {}
-    cond_span: dict[int, tuple[int, int]] = {}
-    for st in stmts:
+    at: dict[int, list] = {}  # line -> statements over it, conditions' lines -> the statements they hold
+    held: dict[int, list] = {}
+    for st in script.statements():
+        for n in range(st.line, st.end_line + 1):
+            if n in lines:
+                at.setdefault(n, []).append(st)
         for c in st.conditions:
-            conds.setdefault(id(c.node), []).append(st)
-            cond_span[id(c.node)] = (c.line, c.node.end_point[0] + 1)
+            for n in range(c.line, c.node.end_point[0] + 2):
+                if n in lines:
+                    held.setdefault(n, []).append(st)
     out = []
     for n in sorted(lines):
-        over = [st for a, b, st in spans if a <= n <= b]
-        if over:
-            if not all(quiet(st) for st in over):
-                out.append(n)
-            continue
-        held = [sts for k, sts in conds.items() if cond_span[k][0] <= n <= cond_span[k][1]]
-        if held and not all(quiet(st) for sts in held for st in sts):
+        sts = at.get(n) or held.get(n)
+        if sts and not all(quiet(st) for st in sts):
             out.append(n)
+            if first:
+                break
     return out
 
 
@@ -332,9 +335,41 @@ def command_lines(script) -> tuple[set[int], str | None]:
     return lines, seeds[0][1]
 
 
+# An added line of a benchmark script that is plainly code that shapes the run: an assignment or
+# export, a flag line of a continued command, a `source` of other code, or an engine or client
+# start (read from the patch, so most benchmark-script edits need no parse of both sides).
+_PLAIN_CODE = re.compile(r"^(?:export\s+)?[A-Za-z_]\w*(?:\[[^\]]*\])?\+?=|^--?[A-Za-z]|^(?:source|\.)\s")
+
+
+def _plain_code_line(patch: str | None) -> int | None:
+    """The head line of the first added line of `patch` that is plainly code shaping the run (a
+    line that only re-spaces a deleted one does not count)."""
+    removed = Counter(raw[1:].strip() for raw in (patch or "").split("\n") if raw.startswith("-")
+                      and not raw.startswith("---"))
+    line = 0
+    for raw in (patch or "").split("\n"):
+        m = re.match(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@", raw)
+        if m:
+            line = int(m.group(1))
+            continue
+        if not line or not raw or raw[0] not in "+ ":
+            continue
+        text = raw[1:].strip()
+        if raw[0] == "+" and removed[text]:
+            removed[text] -= 1  # the same code, re-spaced
+        elif raw[0] == "+" and (_PLAIN_CODE.match(text) or (not text.startswith("#") and _starts().search(text))):
+            return line
+        line += 1
+    return None
+
+
 def script_reach(ctx: ReviewContext, f) -> Reach:
     """What a changed (not removed) script reaches."""
     harness = is_harness(ctx, f.path)
+    if not harness:
+        hit = _plain_code_line(f.patch)
+        if hit is not None:
+            return Reach("proven", f"{f.path}: the benchmark script itself is changed", hit)
     head = script_at(ctx, f.path, "head") if f.head is not None else None
     base = SHARED_PARSES.parse(f.base_path, f.base) if f.status != "added" and f.base is not None else None
     if not isinstance(head, Script) or (f.status != "added" and not isinstance(base, Script)):
@@ -348,9 +383,11 @@ def script_reach(ctx: ReviewContext, f) -> Reach:
         return Reach("none", f"{f.path}: comments and whitespace only")
     shown = ", ".join(f"{n:,}" for n in sorted(changed_head)[:5]) or "deleted lines only"
     if not harness:
+        if f.status == "added":  # a new benchmark script: what its benchmark runs is all new
+            return Reach("proven", f"{f.path}: a new benchmark script", min(changed_head) if changed_head else None)
         inert = _library_inert(ctx, f.path)
-        active = active_lines(head, changed_head, inert)
-        if active or (base is not None and active_lines(base, changed_base, inert)):
+        active = active_lines(head, changed_head, inert, first=True)
+        if active or (base is not None and active_lines(base, changed_base, inert, first=True)):
             return Reach("proven", f"{f.path}: the benchmark script itself is changed",
                          active[0] if active else None)
         calls = sorted({c.name for c in head.commands if c.name in inert and c.line in changed_head})

@@ -193,3 +193,11 @@ def test_a_benchmark_script_that_only_adds_telemetry_calls_is_a_nit():
 ], ids=["export", "serve flag", "client load"])
 def test_a_benchmark_script_edit_that_reaches_the_run_stays_blocking(head):
     assert _codes(_entry(head)) == [("RR009", True)]
+
+
+def test_re_spacing_a_line_of_a_benchmark_script_is_no_change():
+    base = ENTRY.replace("vllm serve", "export VLLM_X=1 \nvllm serve")  # a trailing space
+    head = base.replace("export VLLM_X=1 \n", "export VLLM_X=1\nstart_gpu_monitor\n")
+    f = FileChange(ENTRY_PATH, "modified", base=base.encode(), head=head.encode(), patch=patch_of(base, head))
+    r = run(ChangeSet(files=(f,), context={LIB_PATH: LIB.encode()}), rules=[rr009, rr010, rr024])
+    assert _codes(r) == [("RR024", False)]
