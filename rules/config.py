@@ -55,6 +55,10 @@ class Paths(BaseModel):
     scripts: tuple[str, ...] = ("**/benchmarks/**/*.sh", "**/benchmarks/**/*.slurm")
     # Runner launchers (`runners/launch_<runner>.sh`) and the helpers beside them.
     launchers: tuple[str, ...] = ("**/runners/*.sh",)
+    # Shared harness scripts among the benchmark scripts (multi-node job, server and client
+    # helpers), read like the library (`scripts.library`): an edit reaches a benchmark only where
+    # it edits the engine's or the benchmark client's command (rules/changelog/reach.py).
+    harness: tuple[str, ...] = ("**/benchmarks/multi_node/*_utils/**", "**/benchmarks/**/llm-d/**")
     # Archived files: moving things here is a deprecation, not a benchmark change.
     deprecated: tuple[str, ...] = ("**/deprecated/**",)
     # Written policy read at the base revision (rules/policy.py): file paths relative to the

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from rules.changelog.checks import (
     changed_config_not_selected,
+    changed_label_not_selected,
     changelog_append_only_mixed,
     changelog_base_unterminated,
     changelog_config_key_empty,
@@ -17,6 +18,7 @@ from rules.changelog.checks import (
     changelog_entry_misplaced,
     changelog_entry_missing,
     changelog_entry_missing_for_cleanup,
+    changelog_entry_missing_reach_unproven,
     changelog_entry_selects_no_jobs,
     changelog_evals_only_with_throughput_change,
     changelog_evals_intent_unflagged,
@@ -117,6 +119,7 @@ ALL_RULES = (
     changelog_config_key_unknown,
     changelog_entry_missing,
     changelog_entry_missing_for_cleanup,
+    changelog_entry_missing_reach_unproven,
     changed_config_not_selected,
     yaml_invalid,
     changelog_append_only_mixed,
@@ -129,6 +132,7 @@ ALL_RULES = (
     changelog_evals_only_with_throughput_change,
     changelog_evals_intent_unflagged,
     changelog_entry_selects_no_jobs,
+    changed_label_not_selected,
     master_image_not_public,
     master_image_unpinned,
     master_key_prefix_mismatch,

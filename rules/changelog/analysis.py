@@ -164,6 +164,10 @@ class SeparatorCheck:
     allowed: tuple[tuple[str, ...], ...]
     history: tuple[str, ...] = ()  # leading separator lines that are base bytes (never changed)
     history_changed: bool = False  # the PR rewrote those base bytes (a history change: RR002's)
+    # New entries were spliced between two existing entries and this separator's lines are the
+    # base bytes that separated those two: they are part of the misplacement (RR001's finding,
+    # fixed by moving the entries), not a separator the PR wrote.
+    spliced: bool = False
 
     @property
     def ok(self) -> bool:
@@ -538,6 +542,86 @@ def _tail_change(base: bytes, head: bytes, core: int, stop: int, line: int, entr
                   "the validator requires `head.startswith(base)` byte for byte (`validate_raw_change`)"))
 
 
+def _deletion_points(patch: str | None, head_lines: int) -> list[int]:
+    """Head lines a patch deletes next to: the line after each run of deleted lines, or the last
+    line of the file for a run at its end."""
+    out: list[int] = []
+    line = 0
+    run = False
+    for raw in (patch or "").split("\n"):
+        m = re.match(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@", raw)
+        if m:
+            line, run = int(m.group(1)), False
+            continue
+        if not line or not raw or raw.startswith("\\"):
+            continue
+        if raw[0] == "-":
+            if not run:
+                out.append(min(max(line, 1), max(head_lines, 1)))
+            run = True
+            continue
+        run = False
+        line += 1
+    return out
+
+
+def _spliced_base_bytes(base: bytes, head: bytes, bblocks: list[_Block], hblocks: list[_Block], new_idx: list[int],
+                        from_base: dict[int, int], moved: list[tuple[int, int]]) -> set[tuple[int, str]]:
+    """The separators around runs of new entries spliced between two consecutive existing entries
+    that hold base bytes and whose own lines (those the PR wrote) would be a regular separator:
+    `(head block index, "above" | "below")`.
+
+    Between existing entries A and B the base has bytes S (the end of A's last line, then the
+    separator lines); the head has H = the separator above the run, the run, the separator below
+    it. The base bytes kept in H are its common prefix with S and, after that, its common suffix
+    with the rest of S: whole separator lines at the top of the separator above the run, or at the
+    bottom of the one below it. Only a clean splice counts (all of S kept, prefix plus suffix): when
+    the PR also dropped base bytes there, the separator stays this rule's. When at least one line is such base bytes and the lines the PR
+    wrote are one empty line or none, the irregular separator is the splice's doing (moving the
+    entries fixes it). A separator of no lines at all (a missing empty line) is the PR's.
+    """
+    out: set[tuple[int, str]] = set()
+    moved_base = {i for i, _ in moved}
+    runs: list[list[int]] = []
+    for j in sorted(set(new_idx)):
+        if runs and runs[-1][-1] == j - 1:
+            runs[-1].append(j)
+        else:
+            runs.append([j])
+    for run in runs:
+        first, last = run[0], run[-1]
+        if first == 0 or last + 1 >= len(hblocks):
+            continue
+        ia, ib = from_base.get(first - 1), from_base.get(last + 1)
+        if ia is None or ib != ia + 1 or ia in moved_base or ib in moved_base:
+            continue
+        s = base[bblocks[ia].content_end:bblocks[ib].start]
+        h = head[hblocks[first - 1].content_end:hblocks[last + 1].start]
+        c1 = _common_prefix(s, h)
+        c2 = _common_suffix(s[c1:], h[c1:], min(len(s), len(h)) - c1)
+        if c1 + c2 < len(s):
+            continue  # the PR also dropped or rewrote base bytes there: not a clean splice
+        above = _sep_lines(hblocks[first - 1].sep(head))
+        at, kept = 1, 0  # byte 0 ends A's last line
+        for line in above:
+            at += len(line.encode()) + 1
+            if at > c1:
+                break
+            kept += 1
+        if kept and tuple(above[kept:]) in ((), ("",)):
+            out.add((first, "above"))
+        below = _sep_lines(hblocks[last].sep(head))
+        at, kept = 0, 0
+        for line in reversed(below):
+            at += len(line.encode()) + 1
+            if at > c2:
+                break
+            kept += 1
+        if kept and tuple(below[:len(below) - kept]) in ((), ("",)):
+            out.add((last, "below"))
+    return out
+
+
 def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDiff:
     path, status = f.path, f.status
     base = None if status == "added" else f.base
@@ -724,14 +808,22 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
             new_idx.append(j)
     moved_base = {i for i, _ in moved}
 
-    def nearest_head_line(j: int | None) -> int | None:
+    deletion_points = _deletion_points(f.patch, head_lines)
+
+    def nearest_head_line(j: int | None, span: int = 0) -> int | None:
         if j is not None and j < len(hblocks):
-            return hblocks[j].start_line
-        if he < len(head):
-            return head.count(b"\n", 0, he) + 1
-        if hblocks:
-            return hblocks[-1].end_line
-        return head_lines or None
+            line = hblocks[j].start_line
+        elif he < len(head):
+            line = head.count(b"\n", 0, he) + 1
+        elif hblocks:
+            line = hblocks[-1].end_line
+        else:
+            return head_lines or None
+        # Where the patch deletes lines nearby: the finding sits next to the deletion itself (the
+        # patch may take the blank line above the entry or the one below it, or the file's end).
+        # (within the deleted lines' own extent of it: another run of deletions is not this one's)
+        near = [p for p in deletion_points if abs(p - line) <= span + 3]
+        return min(near, key=lambda p: (abs(p - line), p)) if near else line
 
     for run, j in deleted_runs:
         gone = [i for i in run if i not in moved_base]
@@ -739,9 +831,10 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
             continue
         ents = [b_entry(i) for i in gone]
         lines_gone = sum(bblocks[i].end_line - bblocks[i].start_line + 1 for i in gone)
+        line = nearest_head_line(j, lines_gone)
         word = "entry" if len(gone) == 1 else "entries"
         changes.append(HistoryChange(
-            "deleted", nearest_head_line(j),
+            "deleted", line,
             f"{count_word(len(gone)).capitalize()} existing {word} ({_labels(ents)}) "
             f"{'was' if len(gone) == 1 else 'were'} deleted here.",
             fix="Restore the deleted entries byte-for-byte from the base branch; existing changelog "
@@ -764,11 +857,22 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
     # Edits: pr-link-only corrections are allowed alone (A10), everything else is a history change.
     correction_entries: list[Entry] = []
     pending_corrections: list[HistoryChange] = []
+    added_js = set(new_idx)
     for i, j in edited:
         bl = _lines(bkeys[i])
         hl = _lines(hkeys[j])
         k, s = _trim(bl, hl)
         b_rng, h_rng = bl[k:len(bl) - s], hl[k:len(hl) - s]
+        if b_rng and not h_rng and j + 1 in added_js:
+            # The head entry is the base entry cut short and the next head item is "new": the PR
+            # split one base item in two (a mis-indented `  - config-keys:` of the base moved to
+            # column 0). The bytes differ where the base's remaining lines and the next item's
+            # disagree; that is the line the PR edited, not the end of this entry.
+            hl2 = _lines(head[hblocks[j].start:hblocks[j + 1].content_end])
+            k2, s2 = _trim(bl, hl2)
+            b2, h2 = bl[k2:len(bl) - s2], hl2[k2:len(hl2) - s2]
+            if b2 and len(b2) == len(h2) and s2 and k2 >= len(hl):
+                k, s, b_rng, h_rng, hl = k2, s2, b2, h2, hl2
         e = h_entry(j)
         start = hblocks[j].start_line
         link_only = (len(bl) == len(hl) and all(
@@ -885,6 +989,7 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
     seps = []
     new_set = set(new_idx)
     last_base_i = len(bblocks) - 1 if base_tail else None
+    spliced = _spliced_base_bytes(base, head, bblocks, hblocks, new_idx, from_base, moved)
     for j in new_idx:
         e = head_entries[j]
         if j > 0 and j - 1 not in new_set:
@@ -905,12 +1010,14 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
                 allowed = (("",), hist)
                 hist = ()
             seps.append(SeparatorCheck(e, prev.end_line + 1, e.start_line, e.text.split("\n", 1)[0],
-                                       actual, allowed, hist, history_changed=changed))
+                                       actual, allowed, hist, history_changed=changed,
+                                       spliced=(j, "above") in spliced))
         if j + 1 < len(hblocks):
             nxt = hblocks[j + 1]
             seps.append(SeparatorCheck(e, hblocks[j].end_line + 1, nxt.start_line,
                                        h_entry(j + 1).text.split("\n", 1)[0],
-                                       tuple(_sep_lines(hblocks[j].sep(head))), (("",),)))
+                                       tuple(_sep_lines(hblocks[j].sep(head))), (("",),),
+                                       spliced=(j, "below") in spliced))
 
     if base_tail and last_base_i is not None and he == len(head):
         j_last = next((j for j, i in from_base.items() if i == last_base_i), None)

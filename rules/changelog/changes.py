@@ -1,8 +1,10 @@
 """What a PR changes that a sweep must measure: master-config keys, recipes and scripts.
 
-Shared by the changelog-presence rules (RR009 and its cleanup nit RR010): each changed benchmark
-file becomes a `BenchmarkChange` (with the keys it adds or changes, and whether it only removes),
-memoized per review.
+Shared by the changelog-presence rules (RR009, its cleanup nit RR010 and its unproven-reach nit
+RR024): each changed benchmark file becomes a `BenchmarkChange` (with the keys it adds or changes,
+whether it only removes, and what it reaches: `rules/changelog/reach.py`), memoized per review.
+A file whose edits are comments and whitespace only (master configs and recipes: equal values;
+scripts: equal code lines) is no benchmark change at all.
 """
 from __future__ import annotations
 
@@ -10,7 +12,9 @@ import re
 from dataclasses import dataclass
 
 from rules.changelog.analysis import changelog_diffs, changelog_files
+from rules.changelog.reach import Reach, is_harness, label_keys, script_reach
 from rules.context import ReviewContext
+from rules.document import load_values
 from rules.master.analysis import changed_keys, master_files, master_keys
 
 BENCHMARK_KINDS = ("recipes", "scripts")
@@ -30,6 +34,15 @@ class BenchmarkChange:
     removal: bool  # only removes (file removed, keys removed, only deleted lines, moved to deprecated)
     detail: str  # for evidence: what changed
     keys: tuple[str, ...] = ()  # master keys added or changed (master configs only)
+    # What the change reaches (rules/changelog/reach.py): "proven" (a benchmark's command, config
+    # or recipe), "unknown" (shared harness outside those commands), "label" (result labels only).
+    reach: str = "proven"
+    why: str = ""  # how the reach was decided, for evidence
+    where: str = ""  # for an unproven reach: where the change is (a message phrase)
+
+    @property
+    def evidence(self) -> str:
+        return f"{self.detail} ({self.why.split(': ', 1)[-1]})" if self.why else self.detail
 
 
 def patch_lines(patch: str | None) -> tuple[list[int], list[int]]:
@@ -71,6 +84,8 @@ def benchmark_changes(ctx: ReviewContext) -> list[BenchmarkChange]:
         for c in changed_keys(ctx):
             by_file.setdefault(c.path, []).append(c)
         unreadable = {mf.path for side in ("head", "base") for mf in master_files(ctx, side) if mf.error}
+        # What a change reaches matters only to a PR that appends no entry (RR009, RR024).
+        judge = entry_state(ctx)[0] == 0
         out: list[BenchmarkChange] = []
         for f in ctx.changeset.files:
             head_kind, base_kind = ctx.kind(f.path), ctx.kind(f.base_path)
@@ -86,7 +101,10 @@ def benchmark_changes(ctx: ReviewContext) -> list[BenchmarkChange]:
                     continue
                 if not changes:
                     continue  # comments or formatting only
-                live = [c for c in changes if c.status != "removed"]
+                labels = label_keys(ctx)
+                live = [c for c in changes if c.status != "removed" and c.key not in labels]
+                relabelled = [c for c in changes if c.key in labels]
+                gone = [c.key for c in changes if c.status == "removed"]
                 if live:
                     spans = [(c.head.line, c.head.end_line) for c in live]
                     inside = [n for n in added if any(a <= n <= b for a, b in spans)]
@@ -94,8 +112,20 @@ def benchmark_changes(ctx: ReviewContext) -> list[BenchmarkChange]:
                     detail = f"{f.path}: {_plural(len(live), 'key')} added or changed ({listed([c.key for c in live])})"
                     out.append(BenchmarkChange(f.path, line, "master config", False, detail,
                                                tuple(c.key for c in live)))
+                elif relabelled:
+                    # Changes no job reads (result labels): the reach of the file is not a benchmark.
+                    fields = sorted({x for c in relabelled for x in labels[c.key]})
+                    spans = [(c.head.line, c.head.end_line) for c in relabelled]
+                    inside = [n for n in added if any(a <= n <= b for a, b in spans)]
+                    line = (inside or added or [relabelled[0].line])[0]
+                    detail = (f"{f.path}: {_plural(len(relabelled), 'key')} change only result labels "
+                              f"({listed([c.key for c in relabelled])}: {', '.join(f'`{x}`' for x in fields[:4])})"
+                              + (f", {_plural(len(gone), 'key')} removed" if gone else ""))
+                    out.append(BenchmarkChange(f.path, line, "master config", False, detail,
+                                               tuple(c.key for c in relabelled), reach="label",
+                                               why="the sweep generator passes these fields to the jobs only as "
+                                                   "result metadata"))
                 else:
-                    gone = [c.key for c in changes]
                     line = None if f.status == "removed" else (added or deleted_at or [None])[0]
                     out.append(BenchmarkChange(f.path, line, "master config", True,
                                                f"{f.path}: {_plural(len(gone), 'key')} removed ({listed(gone)})"))
@@ -111,7 +141,18 @@ def benchmark_changes(ctx: ReviewContext) -> list[BenchmarkChange]:
                     out.append(BenchmarkChange(f.path, (deleted_at or [None])[0], kind, True,
                                                f"{f.path}: {kind} lines deleted only"))
                 else:
-                    out.append(BenchmarkChange(f.path, (added or [None])[0], kind, False, f"{f.path}: {kind} {f.status}"))
+                    if judge:
+                        reach = script_reach(ctx, f) if head_kind == "scripts" else _recipe_reach(f)
+                    else:  # the PR appends an entry: only the passed check lists the change
+                        reach = Reach("proven", "")
+                    if reach.kind == "none":
+                        continue  # comments or whitespace only: nothing a benchmark runs changed
+                    line = reach.line if reach.line in added else (added or [None])[0]
+                    # (RR009 keeps its words for a proven change; RR024 says which file is harness)
+                    harness = reach.kind == "unknown" and head_kind == "scripts" and is_harness(ctx, f.path)
+                    what = "shared harness script" if harness else kind
+                    out.append(BenchmarkChange(f.path, line, what, False, f"{f.path}: {kind} {f.status}",
+                                               reach=reach.kind, why=reach.why, where=reach.where))
             elif base_kind in BENCHMARK_KINDS and (f.status == "removed" or head_kind == "deprecated"):
                 kind = what[base_kind]
                 moved = head_kind == "deprecated" and f.status != "removed"
@@ -120,6 +161,16 @@ def benchmark_changes(ctx: ReviewContext) -> list[BenchmarkChange]:
         return out
 
     return ctx.memo(("changelog", "benchmark_changes"), compute)
+
+
+def _recipe_reach(f) -> Reach:
+    """A changed recipe is what its benchmark runs, unless only comments or formatting changed."""
+    if f.status == "modified" and f.base is not None and f.head is not None:
+        base, berr = load_values(f.base_path, f.base)
+        head, herr = load_values(f.path, f.head)
+        if berr is None and herr is None and base == head:
+            return Reach("none", f"{f.path}: comments and formatting only (the values are unchanged)")
+    return Reach("proven", f"{f.path}: the recipe a benchmark runs is changed")
 
 
 def entry_state(ctx: ReviewContext) -> tuple[int, str | None]:

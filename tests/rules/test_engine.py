@@ -47,7 +47,7 @@ def test_findings_are_sorted_and_deduplicated():
 def test_config_demotes_and_disables_by_code_or_name():
     cfg, errors = load_config({"rules": {"RR012": {"severity": "nit"}}})
     assert errors == []
-    bad = ChangeSet(files=(FileChange("x.yaml", "added", head=b"a: [\n"),))
+    bad = ChangeSet(files=(FileChange("configs/runners.yaml", "added", head=b"a: [\n"),))
     assert run(bad, cfg).findings[0].severity is Severity.NIT
     cfg, _ = load_config({"rules": {"yaml-invalid": {"enabled": False}}})
     assert all(f.code != "RR012" for f in run(bad, cfg).findings)

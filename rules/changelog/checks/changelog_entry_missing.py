@@ -9,6 +9,16 @@ repository.
 A repository whose base has no changelog file at all (the convention not yet in force there)
 is not asked for an entry: the passed checks say so instead.
 
+The written rule (A1, AGENTS.md) asks for an entry for every change that can affect benchmark
+performance, so the finding needs a change that reaches a benchmark (`rules/changelog/reach.py`):
+a master-config key whose change reaches the jobs' matrix rows, a recipe, a benchmark script a
+launcher runs, or an edit of shared harness code (`benchmark_lib.sh`, the multi-node helpers)
+that is part of the command starting the serving engine or the benchmark client — its lines, an
+assignment or export it reads, the conditions around it. A harness edit elsewhere (telemetry
+sampling, eval defaults, log collection, a readiness check), a change of result labels only, or
+a PR that is only such changes, is changelog-entry-missing-reach-unproven's nit: the review
+cannot show it moves a number. Comment-only and whitespace-only edits need no entry at all.
+
 ## Example
 A PR that changes `image:` of `dsv4-fp4-b200-vllm` in `configs/nvidia-master.yaml` and edits
 `benchmarks/single_node/dsv4_fp4_b200_vllm.sh`, with no change to `perf-changelog.yaml`.
@@ -65,12 +75,16 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
         return
     if cleanup_reason(ctx, changes):
         return  # changelog-entry-missing-for-cleanup reports it as a nit
-    first = next(c for c in changes if not c.removal)
-    names = [k for c in changes for k in c.keys]
+    proven = [c for c in changes if not c.removal and c.reach == "proven"]
+    if not proven:
+        return  # nothing proven to reach a benchmark: changelog-entry-missing-reach-unproven's nit
+    first = proven[0]
+    names = [k for c in proven for k in c.keys]
     if first.keys:
         subject = f"changes {listed(names)}"
     else:
         subject = f"changes the {first.what} `{first.path}`" + (f" and {listed(names)}" if names else "")
     yield Problem(first.path, first.line, f"this PR {subject} but appends no perf-changelog entry, so no sweep will run",
                   fix=suggested_entry(ctx, names or recipe_keys(ctx, first.path)),
-                  evidence=tuple(c.detail for c in changes[:10]) + ("no changelog entry is added",))
+                  evidence=tuple(c.evidence for c in (proven + [c for c in changes if c not in proven])[:10])
+                  + ("no changelog entry is added",))

@@ -139,3 +139,18 @@ def test_a_key_that_only_loses_rows_needs_no_entry_and_the_passed_check_says_why
 def test_removals_mixed_with_any_other_edit_still_need_an_entry(head):
     [f] = _wide(head, entry("dsv4-fp4-b200-vllm")).findings
     assert (f.code, f.message.split("`")[1]) == ("RR011", "glm5-fp8-b200-sglang")
+
+
+def test_a_change_that_reaches_no_job_is_not_rr011s():
+    # Issue 21: `router` reaches the job only as result metadata; a key whose only change is its
+    # router version runs the same benchmark (changed-label-not-selected's nit).
+    router = "  router:\n    name: dyn\n    version: 1.0.0\n"
+    base = master(ROWS[0], row("dsv4-fp4-b300-vllm", extra=router), ROWS[2])
+    head = master(ROWS[0], row("dsv4-fp4-b300-vllm", extra=router.replace("1.0.0", "2.0.0")), ROWS[2])
+    files = (modified(NV, base, head, patch_of(base.decode(), head.decode())), changelog(entry("dsv4-fp4-b200-vllm")))
+    r = run(ChangeSet(files=files), rules=[rule])
+    assert r.findings == []
+    # control: the same key with a changed image (a field the job runs) still fires
+    head = master(ROWS[0], row("dsv4-fp4-b300-vllm", image="vllm/vllm-openai:v0.21.0", extra=router), ROWS[2])
+    files = (modified(NV, base, head, patch_of(base.decode(), head.decode())), changelog(entry("dsv4-fp4-b200-vllm")))
+    assert [(f.code, f.blocking) for f in run(ChangeSet(files=files), rules=[rule]).findings] == [("RR011", True)]

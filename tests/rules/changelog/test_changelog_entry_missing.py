@@ -90,11 +90,11 @@ def test_message_names_changed_keys_and_fix_is_a_ready_entry():
 
 
 def test_script_first_message_also_names_the_changed_keys():
-    files = (FileChange("benchmarks/benchmark_lib.sh", "modified", patch=patch_for([2])),
+    files = (FileChange(SCRIPT, "modified", patch=patch_for([2])),
              modified(NV, BASE, B300_CHANGED, patch_for([29])))
     [f] = run(ChangeSet(files=files), rules=[rule]).findings
-    assert (f.path, f.line) == ("benchmarks/benchmark_lib.sh", 2)
-    assert f.message.startswith("this PR changes the script `benchmarks/benchmark_lib.sh` and `dsv4-fp4-b300-vllm` but")
+    assert (f.path, f.line) == (SCRIPT, 2)
+    assert f.message.startswith(f"this PR changes the script `{SCRIPT}` and `dsv4-fp4-b300-vllm` but")
 
 
 def test_recipe_change_fix_names_the_keys_that_use_it():

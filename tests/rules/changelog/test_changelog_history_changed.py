@@ -30,7 +30,9 @@ def test_deletion_points_at_the_nearest_head_line():
     at = starts(BASE)
     head = BASE[:at[4]] + BASE[at[5]:]  # drop #4852
     r = review(BASE, head, rr002)
-    assert _codes(r) == [("RR002", line_of(head, "qwen3.5-fp8-mi355x-atom") - 1)]
+    # the patch keeps the `- config-keys:` line and deletes from the next one: the line after it
+    assert _codes(r) == [("RR002", line_of(head, "qwen3.5-fp8-mi355x-atom"))]
+    assert r.in_base == []
     assert "One existing entry (#4852) was deleted here." + BOTH == r.findings[0].message
 
 
@@ -133,3 +135,40 @@ def test_stripping_trailing_spaces_of_an_existing_entrys_last_line_is_history():
     assert "trailing whitespace of existing entry #4715's last line changed from `\"  \"` to `\"\"`" in f.message
     assert f.suggestion.endswith("pull/4715  ")
     assert f.message.endswith(BOTH)  # the line has content: `git diff` shows it deleted and re-added
+
+
+# Issue 21: a base whose entry was written indented (`  - config-keys:`) holds it inside the entry
+# above; a PR that moves that line to column 0 edits that one line, and RR002 says so there.
+def test_reindenting_a_base_entry_start_is_reported_on_the_reindented_line():
+    at = starts(BASE)[5]  # the #4857 entry, indented in this base (the base's own breakage)
+    broken = BASE[:at] + "  " + BASE[at:]
+    head = append(BASE)  # the PR fixes it: `- config-keys:` back at column 0, and appends its entry
+    r = review(broken, head, rr002)
+    assert len(r.findings) == 1
+    f = r.findings[0]
+    line = line_of(head, "- config-keys:\n    - qwen3.5-fp8-mi355x-atom")
+    assert f.line == line and f.end_line == line
+    assert f.message.startswith(f'Existing entry #4852 was edited at line {line:,}: `"  - config-keys:"` became '
+                                f'`"- config-keys:"`.')
+    assert apply_suggestion(head, f) == append(broken)
+    assert r.in_base == []  # the finding sits on the line the PR changed
+
+
+def test_lines_removed_at_the_end_of_an_entry_stay_next_to_the_removal():
+    at = starts(BASE)
+    cut = BASE[at[6]:at[7]].replace('    - "Bump the image"\n', "", 1)  # #4799 loses its description item
+    head = append(BASE[:at[6]] + cut + BASE[at[7]:])
+    r = review(BASE, head, rr002)
+    f = r.findings[0]
+    assert f.line == line_of(head, "  description:\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/4799")
+    assert r.in_base == []
+
+
+def test_deleting_the_last_entry_is_reported_next_to_the_deletion():
+    # Issue 21: with the last entry gone the nearest entry line was the previous entry's last
+    # line, while the deletion sits after the separator below it (#903's shape).
+    base = BASE + "  \n" + entry("zz-fp8-h100-vllm", 4900)  # a historical "  " line before the last entry
+    head = BASE + "  \n"
+    r = review(base, head, rr002)
+    assert [f.line for f in r.findings] == [head.count("\n")] and r.in_base == []
+    assert "One existing entry (#4900) was deleted here." in r.findings[0].message

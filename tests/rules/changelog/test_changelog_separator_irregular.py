@@ -87,3 +87,59 @@ def test_a_rewritten_historical_separator_is_rr002s_not_rr007s():
 def test_passed_check_names_the_expected_separator():
     r = review(BASE, BASE + "\n" + NEW, rr007)
     assert r.checks[0].detail.endswith('(expected "\\n" after the base bytes)')
+
+
+# Issue 21: an entry spliced between two existing entries is RR001's finding; when the separator
+# next to it is irregular only because of the bytes the base already had between those entries
+# (and what the PR wrote itself is one empty line), moving the entry fixes both.
+def _splice_after(text: str, index: int, new: str, above: str, below: str) -> str:
+    """Insert `above` + `new` + `below` right after entry `index`'s last line (before the base's separator)."""
+    from tests.rules.changelog_helpers import starts
+    at = text.index("\n", text.index("pr-link:", starts(text)[index])) + 1
+    return text[:at] + above + new + below + text[at:]
+
+
+def test_historical_whitespace_line_below_a_misplaced_entry_is_rr001s():
+    from rules.changelog.checks import changelog_entry_misplaced as rr001
+    # BASE has a historical "  " line between its first two entries; the PR put its entry, with one
+    # empty line above and one below, above that line.
+    head = _splice_after(BASE, 0, NEW, "\n", "\n")
+    r = review(BASE, head, rr007, rr001)
+    assert [f.code for f in r.findings] == ["RR001"]
+    assert r.in_base == []
+
+
+def test_historical_ws_and_empty_line_below_a_misplaced_entry_is_rr001s():
+    head = _splice_after(BASE, 1, NEW, "\n", "\n")  # "  \n\n" after the second entry now sits below NEW
+    assert review(BASE, head, rr007).findings == []
+
+
+def test_a_whitespace_line_the_pr_wrote_next_to_a_misplaced_entry_still_fires():
+    head = _splice_after(BASE, 0, NEW, "\n", "  \n")  # the PR's own "  " line, then the base's
+    r = review(BASE, head, rr007)
+    assert len(r.findings) == 1 and r.findings[0].blocking
+    assert 'The separator below new entry' in r.findings[0].message
+
+
+def test_a_separator_the_pr_wrote_between_regular_base_bytes_still_fires():
+    from tests.rules.changelog_helpers import starts
+    at = starts(BASE)[4]  # one empty line between entries 3 and 4 at base
+    head = BASE[:at] + NEW + "  \n" + BASE[at:]
+    r = review(BASE, head, rr007)
+    assert len(r.findings) == 1 and '`"  \\n"`' in r.findings[0].message
+
+
+def test_an_appended_entry_with_a_bad_separator_still_fires():
+    r = review(BASE, BASE + "  \n" + NEW, rr007)
+    assert len(r.findings) == 1 and r.findings[0].blocking
+
+
+def test_a_splice_that_also_drops_a_historical_line_is_not_clean():
+    # The PR inserts its entry above the historical "  \n\n" and drops the "  " line: the separator
+    # below it is irregular through the PR's edit of base bytes, not the splice alone.
+    from tests.rules.changelog_helpers import starts
+    at = starts(BASE)[2]
+    cut = BASE[:at].rstrip(" \n") + "\n"  # "...pull/4710\n" without the "  \n\n" that followed it
+    head = cut + "\n" + NEW + "\n\n" + BASE[at:]
+    r = review(BASE, head, rr007)
+    assert len(r.findings) == 1 and 'is `"\\n\\n"`, not one empty line' in r.findings[0].message
