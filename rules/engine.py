@@ -163,6 +163,8 @@ def _at_base(changeset: ChangeSet, config: EngineConfig, rules, codes: set[str])
     if not codes or not changeset.files:
         return set()
     base_cs = base_replay(changeset)
+    if not base_cs.files:
+        return set()  # every file is new (or its base unknown): the base has none of them to complain about
     ctx = ReviewContext(base_cs, config)
     out: set[str] = set()
     for rule in rules if rules is not None else ALL_RULES:
