@@ -37,8 +37,9 @@ MAX_CLAIMS = 2_000
 MAX_ROWS = 20_000
 MAX_PER_ITEM = 3  # findings per description item
 
-VERSION = (r"(?:v?\d+(?:\.\d+){1,3}(?:(?:\.|-)?(?:post|rc|dev|a|b)\d+)*(?:[-_][A-Za-z0-9.]+)*"
-           r"|(?:nightly|dev)[\w.-]*?\d{6,}[\w.-]*)")
+# A version token ends on a letter or digit: `to v0.5.12-cu130.` ends before the sentence's period.
+VERSION = (r"(?:v?\d+(?:\.\d+){1,3}(?:(?:\.|-)?(?:post|rc|dev|a|b)\d+)*(?:[-_][A-Za-z0-9.…]*)*(?<=[A-Za-z0-9])"
+           r"|(?:nightly|dev)[\w.-]*?\d{6,}(?:[\w.-]*[A-Za-z0-9])?)")
 _VERSION = re.compile(rf"(?<![\w.]){VERSION}(?![\w])")
 _TOKEN = re.compile(r"[`'\"]?([A-Za-z0-9][\w.:/@#+-]*[\w])[`'\"]?")
 _ARROW = re.compile(rf"(?P<x>(?:\S*?)?{VERSION})\s*(?:→|->|=>|⟶|➜)\s*(?P<y>(?:\S*?)?{VERSION})")
@@ -135,6 +136,11 @@ def in_image(version: str, image: str | None) -> bool:
     """Does the image reference carry this version (as a whole token of its tag)?"""
     if not image:
         return False
+    if ":" in version or "/" in version:  # a whole reference (`rocm/atom:rocm7.2.2_…`): compare it whole
+        want, img = version.strip("`'\"").lower(), image.lower()
+        if img == want or img.endswith("/" + want) or img.split("/")[-1] == want.split("/")[-1]:
+            return True
+        version = want.rsplit(":", 1)[-1] if ":" in want else want
     ref = parse_image(image)
     tag = ref.tag if ref is not None and ref.tag else image.rsplit(":", 1)[-1]
     v = core(version).lower().lstrip("v")
@@ -196,48 +202,76 @@ def _row_arms(row: dict) -> list[tuple[int | None, int | None, bool]]:
             if isinstance(w := row.get(r), dict)]
 
 
+def _sku(key: str) -> str | None:
+    """The hardware part of a key name (`dsr1-fp4-mi355x-sglang` → `mi355x`), if it has one."""
+    parts = key.lower().split("-")
+    return parts[2] if len(parts) > 2 else None
+
+
+def _subjects(segment: str, keys: list[KeyImages], whole: str) -> list[KeyImages]:
+    """The keys a claim is about: those the item names (`glm5-fp8-b200-sglang: v0.9.2 → v0.10.0`),
+    else those of the hardware its segment names (`… on MI300X`), else all of them."""
+    low, seg = whole.lower(), segment.lower()
+    named = [k for k in keys if re.search(rf"(?<![\w.-]){re.escape(k.key.lower())}(?![\w.-])", low)]
+    if named:
+        return named
+    by_sku = [k for k in keys if (sku := _sku(k.key)) and
+              re.search(rf"(?<![a-z0-9]){re.escape(sku.rstrip('x'))}x?(?![a-z0-9])", seg)]
+    return by_sku or keys
+
+
+def _either(x: str, image: str | None) -> bool:
+    """`from v0.9.1/v0.9.0rc1`: a claimed starting point that names alternatives holds when one does."""
+    parts = x.split("/") if all(_VERSION.fullmatch(p) for p in x.split("/")) and "/" in x else [x]
+    return any(in_image(p, image) for p in parts)
+
+
 def version_findings(item: Item, imgs: list[KeyImages]) -> list[Finding]:
     changed = [k for k in imgs if k.base and k.head and k.base != k.head]
     if not changed:
         return []
     text = item.text
     out = []
-    claims = [(m.group("x"), m.group("y")) for m in _FROM_TO.finditer(text)]
-    claims += [(m.group("x"), m.group("y")) for m in _ARROW.finditer(text)]
-    tos = [m.group("y") for m in _TO_ONLY.finditer(text)] if not claims else []
+    found = sorted([m for m in _FROM_TO.finditer(text)] + [m for m in _ARROW.finditer(text)], key=lambda m: m.start())
+    tos = [m.group("y") for m in _TO_ONLY.finditer(text)] if not found else []
     seen = set()
-    for x, y in claims:
+    for i, m in enumerate(found):
+        x, y = m.group("x"), m.group("y")
         if (x, y) in seen:
             continue
         seen.add((x, y))
-        x_hits = [k for k in changed if in_image(x, k.base)]
-        y_hits = [k for k in changed if in_image(y, k.head)]
-        mentioned = x_hits or y_hits or any(in_image(x, k.head) or in_image(y, k.base) for k in changed)
+        # Qualifiers after a claim are its own (`from A to B for MI355X, from C to B for MI300X`).
+        segment = text[0 if i == 0 else m.start():found[i + 1].start() if i + 1 < len(found) else len(text)]
+        keys = _subjects(segment, changed, text)
+        x_hits = [k for k in keys if _either(x, k.base)]
+        y_hits = [k for k in keys if in_image(y, k.head)]
+        mentioned = x_hits or y_hits or any(_either(x, k.head) or in_image(y, k.base) for k in keys)
         if not mentioned:
             continue  # about some other component
-        wrong_from = [k for k in changed if not in_image(x, k.base)]
-        wrong_to = [k for k in changed if not in_image(y, k.head)]
+        wrong_from = [k for k in keys if not _either(x, k.base)]
+        wrong_to = [k for k in keys if not in_image(y, k.head)]
         if wrong_from and (y_hits or x_hits):
             k = wrong_from[0]
             held = f" (true for {', '.join(f'`{h.key}`' for h in x_hits[:3])})" if x_hits else ""
             out.append(Finding("version", item,
                                f"The description says `from {core(x)}`, but `{k.key}` was on `{k.base}` at the base{held}.",
                                (f"claim: `{x}` → `{y}`", *(f"`{c.key}`: base `{c.base}`, head `{c.head}`"
-                                                           for c in changed[:4]))))
+                                                           for c in keys[:4]))))
         elif wrong_to and (x_hits or y_hits):
             k = wrong_to[0]
             out.append(Finding("version", item,
                                f"The description says `to {core(y)}`, but `{k.key}` is on `{k.head}` at the head.",
                                (f"claim: `{x}` → `{y}`", *(f"`{c.key}`: base `{c.base}`, head `{c.head}`"
-                                                           for c in changed[:4]))))
+                                                           for c in keys[:4]))))
     for y in tos:
-        if any(in_image(y, k.head) for k in changed) or not any(in_image(y, k.base) for k in changed):
-            wrong = [k for k in changed if not in_image(y, k.head)]
-            if wrong and any(in_image(y, k.head) for k in changed):
+        keys = _subjects(text, changed, text)
+        if any(in_image(y, k.head) for k in keys) or not any(in_image(y, k.base) for k in keys):
+            wrong = [k for k in keys if not in_image(y, k.head)]
+            if wrong and any(in_image(y, k.head) for k in keys):
                 k = wrong[0]
                 out.append(Finding("version", item,
                                    f"The description says `to {core(y)}`, but `{k.key}` is on `{k.head}` at the head.",
-                                   (f"claim: `… to {y}`", *(f"`{c.key}`: head `{c.head}`" for c in changed[:4]))))
+                                   (f"claim: `… to {y}`", *(f"`{c.key}`: head `{c.head}`" for c in keys[:4]))))
     return out
 
 
@@ -493,7 +527,12 @@ def description_claims(ctx) -> list[EntryClaims]:
         for d in changelog_diffs(ctx):
             if d.skip_reason:
                 continue
-            for e in d.new_entries:
+            # Several new entries that link other PRs are history re-added (a restored or rewritten
+            # changelog): their descriptions record those PRs' changes, not this diff.
+            pr = ctx.changeset.pr_number
+            foreign = {e.pr_number for e in d.new_entries if pr is not None and e.pr_number not in (None, pr)}
+            mine = [e for e in d.new_entries if not (len(foreign) > 1 and e.pr_number in foreign)]
+            for e in mine:
                 ec = EntryClaims(e, d.path, description_items(e, d.path), entry_keys(ctx, e))
                 out.append(ec)
                 if not ec.items or budget <= 0:
