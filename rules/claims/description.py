@@ -14,12 +14,18 @@ each compared with the master configs of the keys the entry selects (base and he
 * **more / fewer configs** (`cover more configs`, `narrow the search space`) against the rows
   and concurrency points at base and head;
 * **runner names**: `cluster:<name>` tokens against the labels of `runners.yaml` at head;
-* **omissions**: a changed image, or a changed engine flag of a changed benchmark script, that
-  no description item mentions.
+* **omissions**: a changed image, or a changed engine setting of the script the launcher routes a
+  selected key to (`rules.scripts.resolve`), that no description item mentions.
 
 Every finding carries the claim, the value found and its line. The parser reads at most
 `MAX_ITEM_CHARS` of an item and `MAX_CLAIMS` claims per review; unknown units and shapes are not
 claims (never guessed).
+
+Precision (issue 21, notes/claims-conventions.md): a claim is read only where it can be wrong.
+A qualifier (`at conc 32-48`) names a subset of the points; negated sentences, sentences about
+another key, about what stays unchanged, about results, alternatives or plans claim nothing about
+the rows; a claim about named keys or hardware is about those keys; history re-added under other
+PRs' links and entries a later entry of the PR supersedes are not compared with the head.
 """
 from __future__ import annotations
 
@@ -37,6 +43,8 @@ MAX_CLAIMS = 2_000
 MAX_ROWS = 20_000
 MAX_PER_ITEM = 3  # findings per description item
 
+MAX_ARM_GAP = 40  # characters between an arm (`TP4 dp-attn sweep`) and the range or list it scopes
+
 # A version token ends on a letter or digit: `to v0.5.12-cu130.` ends before the sentence's period.
 VERSION = (r"(?:v?\d+(?:\.\d+){1,3}(?:(?:\.|-)?(?:post|rc|dev|a|b)\d+)*(?:[-_][A-Za-z0-9.…]*)*(?<=[A-Za-z0-9])"
            r"|(?:nightly|dev)[\w.-]*?\d{6,}(?:[\w.-]*[A-Za-z0-9])?)")
@@ -53,12 +61,15 @@ _CONC_SET = re.compile(r"\bconc-(?P<which>start|end)\b[^.;,]*?\bto\s+(?P<v>\d{1,
 _ARM = re.compile(r"(?<![\w-])(?P<kind>D?EP|TP|DP)\s?(?P<n>\d{1,3})(?![\w])")
 _REMOVAL = re.compile(r"\b(?:remov\w*|drop\w*|delet\w*|without|no longer|instead of|replac\w*|deprecat\w*|disabl\w*|"
                       r"previously|was|were|from)\b", re.I)
+# A range or list in a sentence that drops something names what goes away.
+_DROPPED = re.compile(r"\b(?:remov\w*|drop\w*|delet\w*|no longer|instead of|replac\w*|deprecat\w*)\b", re.I)
 _ALL = re.compile(r"\b(?:all|every|each)\b", re.I)
+# Counts of configs; "extend the concurrency range" is about its ends, not how many points run.
 _MORE = re.compile(r"\b(?:more|additional|expand\w*|widen\w*|extend\w*|broaden\w*)\s+(?:\w+\s+){0,2}"
-                   r"(?:configs?|configurations?|search[- ]?spaces?|points?|concurrenc\w*|coverage|rows?)\b|"
+                   r"(?:configs?|configurations?|search[- ]?spaces?|points?|coverage|rows?)\b|"
                    r"\bcover\s+more\b", re.I)
 _FEWER = re.compile(r"\b(?:fewer|less|narrow\w*|reduc\w*|trim\w*|prun\w*|shrink\w*)\s+(?:the\s+)?(?:\w+\s+){0,2}"
-                    r"(?:configs?|configurations?|search[- ]?spaces?|points?|concurrenc\w*|rows?)\b", re.I)
+                    r"(?:configs?|configurations?|search[- ]?spaces?|points?|rows?)\b", re.I)
 _CLUSTER = re.compile(r"\bcluster:(?P<name>[A-Za-z0-9][\w.-]*)")
 _CONC_LIST = re.compile(r"(?:\bat\s+|\bconc(?:urrenc(?:y|ies))?\s*(?:=|:)?\s*)\[(?P<list>\d{1,6}(?:\s*,\s*\d{1,6})+)\]", re.I)
 
@@ -275,23 +286,47 @@ def version_findings(item: Item, imgs: list[KeyImages]) -> list[Finding]:
     return out
 
 
-def search_space_findings(item: Item, heads: dict[str, Any]) -> list[Finding]:
+def search_space_findings(item: Item, heads: dict[str, Any], others: frozenset[str] = frozenset()) -> list[Finding]:
+    """Ranges, `conc-start`/`conc-end` settings, concurrency lists and arms that the head rows contradict.
+
+    `others`: names of master-config keys the entry does not select; a sentence that names one
+    is about that key, not about the selected keys."""
     rows = [(k, *r) for k, v in heads.items() for r in _rows(v)]
     if not rows:
         return []
     text = item.text
     out = []
-    everywhere = bool(_ALL.search(text))
+    verdicts: dict[tuple[str, bool], bool] = {}  # one reading per sentence (a long item has many claims)
+
+    def _not_a_claim(sentence: str, others: frozenset[str], measured: bool = False) -> bool:
+        if (sentence, measured) not in verdicts:
+            verdicts[sentence, measured] = _skip_sentence(sentence, others, measured)
+        return verdicts[sentence, measured]
+
+    # An item that reports measurements (`measured: +12 % at conc 64; conc 1-8 flat`)
+    # names the points it measured, not the sweep's.
+    measured_item = bool(_RESULTS.search(text))
+    subjects = _named_keys(text, list(heads))
+    if subjects:  # `<key>: TP4 conc 8-64`: that key's rows
+        rows = [r for r in rows if r[0] in subjects]
+    claims = sorted([(m.start(), m.end()) for m in _CONC_RANGE.finditer(text)]
+                    + [(m.start(), m.end()) for m in _CONC_LIST.finditer(text)])
     for m in _CONC_RANGE.finditer(text):
         a, b = int(m.group("a")), int(m.group("b"))
-        if a >= b or _historical(text, m.start()):
+        sent = _sentence(text, m.start())
+        scope = _scope(text, m.start())
+        if a >= b or measured_item or _historical(text, m.start()) or _not_a_claim(scope, others, measured=True) \
+                or _transition(text, m) or _DROPPED.search(scope):
             continue
-        arm = _arm_before(text, m.start())
-        seq = _seq_before(text, m.start())
+        # The arm a range belongs to is the one named since the previous range of its sentence
+        # (`TP4 (conc 8-64), TP8/EP8 (conc 128-256)`), every part of it (`tp2 ep2`, `DPA+TP8`).
+        since = max([e for _, e in claims if e <= m.start()] + [_sentence_start(text, m.start())])
+        chain = _arm_chain(text, since, m.start())
+        seq = _seq_before(text, m.start(), since)
         groups: dict[str, list[int]] = {}
         for k, sc, isl, osl, row in rows:
             tp, ep, dpa = _row_tp(row)
-            if arm is not None and not any(arm(*a) for a in _row_arms(row)):
+            if chain and not _chain_matches(chain, row):
                 continue
             if seq is not None and (isl, osl) != seq and isl != seq[0]:
                 continue
@@ -307,30 +342,41 @@ def search_space_findings(item: Item, heads: dict[str, Any]) -> list[Finding]:
             continue
         spans = {g: (min(v), max(v)) for g, v in groups.items()}
         per_seq = {g: s for g, s in spans.items() if g.startswith("isl ") and ", tp" not in g}
-        scope = (f" for {'the arm' if arm else 'the rows'}" if arm or seq else "")
-        if everywhere and seq is None and len(per_seq) > 1:
+        if _ALL.search(sent) and seq is None and len(per_seq) > 1:
             bad = {g: s for g, s in per_seq.items() if s != (a, b)}
             if bad:
                 g, s = next(iter(bad.items()))
                 out.append(Finding("search-space", item,
                                    f"The description says `{m.group(0).strip()}` for all sequence lengths, but the "
-                                   f"{g} rows run {s[0]}–{s[1]}.",
+                                   f"{g} rows{_chain_words(chain)} run {s[0]}–{s[1]}.",
                                    tuple(f"{gg}: {x}–{y}" for gg, (x, y) in list(per_seq.items())[:4])))
             continue
-        if (a, b) not in spans.values():
-            lo, hi = spans["all"]
-            where = " and ".join(x for x in (_arm_text(text, m.start()), f"isl {seq[0]}" if seq else None) if x)
+        lo, hi = spans["all"]
+        # `at conc 32-48`, `for conc 1-4`: a qualifier names a subset of the points, wrong only
+        # when no matching row runs anything in it. A bare statement (`Sweep: TP=4,
+        # conc 8-128`) names the range itself: some grouping of the rows must run exactly it.
+        if _QUALIFIED.search(text, max(0, m.start() - 40), m.start()):
+            wrong = b < lo or a > hi
+        else:
+            wrong = (a, b) not in spans.values()
+        if wrong:
+            where = " and ".join(x for x in ("/".join(t.group(0) for t in chain) or None,
+                                            f"isl {seq[0]}" if seq else None) if x)
+            lo, hi = min(spans.values(), key=lambda sp: (abs(sp[0] - a) + abs(sp[1] - b), sp))
             out.append(Finding("search-space", item,
                                f"The description says `{m.group(0).strip()}`{f' ({where})' if where else ''}, but the "
-                               f"matching rows run {lo}–{hi}{scope and ''}.",
+                               f"matching rows run {lo}–{hi}.",
                                tuple(f"{g}: {x}–{y}" for g, (x, y) in list(spans.items())[:5] if not g.startswith("row "))))
     for m in _CONC_SET.finditer(text):
+        sent = _sentence(text, m.start())
+        if _historical(text, m.start()) or _not_a_claim(_scope(text, m.start()), others):
+            continue
         which, v = m.group("which"), int(m.group("v"))
         field_ = f"conc-{which}"
         vals = [(k, row.get(field_)) for k, *_, row in rows if isinstance(row.get(field_), int)]
         if not vals:
             continue
-        if everywhere:
+        if _ALL.search(sent):
             bad = [(k, x) for k, x in vals if x != v]
             if bad:
                 out.append(Finding("search-space", item,
@@ -341,33 +387,37 @@ def search_space_findings(item: Item, heads: dict[str, Any]) -> list[Finding]:
             out.append(Finding("search-space", item,
                                f"The description says `{field_}` {v}, but no selected row has {field_} {v}.",
                                (f"{field_} values: {sorted({x for _, x in vals})[:8]}",)))
-    for clause in re.split(r"[;\n]", text):
-        arms = list(_ARM.finditer(clause))
-        for m in _CONC_LIST.finditer(clause):
-            if _FUTURE.search(clause):
-                continue
-            claimed = [int(x) for x in m.group("list").split(",")]
-            near = [a for a in arms if a.end() <= m.start()]
-            group = [a for a in near if clause[a.end():m.start()].strip(" /,&and") == "" or a is near[-1]] if near else []
-            candidates = [cv for *_, row in rows for cv in [conc_values(row)]
-                          if not group or any(_arm_matches(a, *arm) for a in group for arm in _row_arms(row))]
-            if not candidates or any(cv == claimed or sorted(set(cv)) == sorted(set(claimed)) for cv in candidates):
-                continue
-            arm = "/".join(a.group(0) for a in group) or "the selected rows"
-            closest = min(candidates, key=lambda cv: len(set(cv) ^ set(claimed)))
-            out.append(Finding("search-space", item,
-                               f"The description gives {arm} conc {claimed}, but the matching row runs {closest}.",
-                               (f"{len(candidates)} matching row(s)",)))
-    for m in _ARM.finditer(text):
-        if _FUTURE.search(_sentence(text, m.start())):
+    for m in _CONC_LIST.finditer(text):
+        scope = _scope(text, m.start())
+        if measured_item or _FUTURE.search(scope) or _not_a_claim(scope, others, measured=True) or _DROPPED.search(scope):
             continue
-        if (_REMOVAL.search(text[max(0, m.start() - 60):m.start()]) or _REMOVAL.search(text[m.end():m.end() + 15])
-                or re.match(r"\s*(?:→|->|=>|⟶|to\s)", text[m.end():])):  # `TP8 → TP4`: the old arm
+        claimed = [int(x) for x in m.group("list").split(",")]
+        since = max([e for _, e in claims if e <= m.start()] + [_sentence_start(text, m.start())])
+        chain = _arm_chain(text, since, m.start())
+        candidates = [cv for *_, row in rows for cv in [conc_values(row)] if cv and (not chain or _chain_matches(chain, row))]
+        if not candidates:
+            continue
+        # A list names points (`DEP8 at conc [64, 128]`): wrong only where no matching row runs one.
+        run = {c for cv in candidates for c in cv}
+        missing = [c for c in claimed if c not in run]
+        if not missing:
+            continue
+        arm = "/".join(t.group(0) for t in chain) or "the selected rows"
+        closest = min(candidates, key=lambda cv: len(set(claimed) - set(cv)))
+        out.append(Finding("search-space", item,
+                           f"The description gives {arm} conc {claimed}, but no matching row runs "
+                           f"{', '.join(map(str, missing[:6]))}{' …' if len(missing) > 6 else ''}.",
+                           (f"{len(candidates)} matching row(s); the closest runs {closest}",)))
+    for m in _ARM.finditer(text):
+        scope = _scope(text, m.start())
+        if measured_item or _FUTURE.search(scope) or _not_a_claim(scope, others, measured=True) or _REMOVAL.search(scope):
+            continue
+        if re.match(r"\s*(?:→|->|=>|⟶|to\s)", text[m.end():]):  # `TP8 → TP4`: the old arm
             continue
         if text[max(0, m.start() - 1):m.start()] in ("/", "-") and m.group("kind") == "EP":
             continue  # `TP4/EP4` reads with the TP before it
         n = int(m.group("n"))
-        if not any(_arm_matches(m, *arm) for *_, row in rows for arm in _row_arms(row)):
+        if not any(_chain_matches([m], row) for *_, row in rows):
             present = sorted({f"tp{_row_tp(r)[0]}" for *_, r in rows if _row_tp(r)[0] is not None})
             out.append(Finding("search-space", item,
                                f"The description mentions `{m.group(0)}`, but no selected row has "
@@ -377,11 +427,37 @@ def search_space_findings(item: Item, heads: dict[str, Any]) -> list[Finding]:
 
 
 _CLAUSE_BREAK = re.compile(r"[;,(]|\band\b")
-_DPA = re.compile(r"(?i)\b(?:DPA|dp-attn|DP[- ]attention)\b")
-_SEQ = re.compile(r"(?i)\b(?:isl\s*[=:]?\s*(?P<isl>\d{3,6})|(?P<k>1k1k|8k1k|1k8k))\b")
+_SEQ = re.compile(r"(?i)(?<![\w.])(?:isl\s*[=:]?\s*(?P<isl>\d{3,6})(?:\s*,\s*(?P<isl2>\d{3,6}))?"
+                  r"|(?P<k>1k\s*/?\s*1k|8k\s*/?\s*1k|1k\s*/?\s*8k))(?![\w.])")
 _HISTORY = re.compile(r"(?i)\b(?:previously|formerly|before|was|were|old|instead of|from the previous)\b")
 # A sentence about the future or a plan is not a claim about this diff ("will expand to … once … lands").
-_FUTURE = re.compile(r"(?i)\b(?:will|once|later|planned|plan to|todo|follow[- ]?up|next|eventually|would)\b")
+_FUTURE = re.compile(r"(?i)\b(?:will|once|later|planned|plan to|todo|follow[- ]?up|next|eventually|would|"
+                     r"before\s+\w+ing|intended|blocked|pending|dormant)\b")
+# A negated statement ("the EP8 arm is not wired up", "no tp2") claims nothing about the rows.
+_NEGATION = re.compile(r"(?i)\b(?:not|no|never|none|nor|neither|without|cannot|can't|isn't|aren't|wasn't|weren't|"
+                       r"doesn't|don't|didn't|won't|hasn't|haven't)\b|n't\b")
+# A sentence that calls something unchanged describes the state the PR keeps, not what it sets.
+_UNCHANGED = re.compile(r"(?i)\b(?:unchanged|untouched|as before|as-is|retain(?:s|ed|ing)?|kept|keeps?|remain(?:s|ed)?)\b")
+# Results, comparisons and alternatives tried: numbers measured at some points, not the sweep's.
+_MEASURED = re.compile(r"(?i)%|(?<![\w.])\d+(?:\.\d+)?x(?![\w])|tok/s|tokens?/s|\b(?:throughput|latency|tpot|ttft|itl|"
+                       r"speed-?ups?|faster|slower|improv\w*|uplift|regress\w*|gains?|vs\.?|versus|compared|"
+                       r"supersed\w*|fail\w*|attempt\w*|tried|explored|abandon\w*|reject\w*|oom\w*|crash\w*|hung|"
+                       r"died|dominated|adopted|broken|bugs?|garbage|garbled|gibberish|collaps\w*|root cause|"
+                       r"reproduc\w*|ruled out|unstable)\b")
+# An item that reports results: percentages, multiples, rates, "measured".
+_RESULTS = re.compile(r"(?i)%|(?<![\w.])\d+(?:\.\d+)?x(?![\w])|tok/s|tokens?/s|\b(?:speed-?ups?|uplift|improv\w*|"
+                      r"measured|regress\w*)\b")
+# A sentence that says the selected keys copy another config describes that config.
+_ELSEWHERE = re.compile(r"(?i)\b(?:mirror(?:s|ed|ing)?|same as|identical to|copied from|based on|borrowed from)\b")
+# A range right after one of these names a subset of the points (`at conc 32-48`, `for conc 1-4`,
+# `at high concurrency (conc 128-256)`). Not `across`/`from`/`over`: "sweeps TP8 across conc 1-32" and
+# "TP4 from conc 8-64" state the range itself.
+_QUALIFIED = re.compile(r"(?i)(?:\b(?:at|for|on|in|under|matching|match(?:es|ing)?|like|above|below|beyond|until|up to|"
+                        r"around|near|about|after|past|within)|@)"
+                        r"\s*(?:(?:the|high|low|mid|higher|lower|large|small|larger|smaller|all)\s+)?"
+                        r"(?:concurrenc\w*\s*)?\(?\s*$")
+# `conc 4-64 -> 1-128`, `conc 4-64 to 1-128`: the first range is the old state.
+_TRANSITION = re.compile(r"\s*(?:→|->|=>|⟶|➜|\bto\b)\s*\[?\d")
 
 
 def _clause_start(text: str, at: int) -> int:
@@ -389,10 +465,45 @@ def _clause_start(text: str, at: int) -> int:
     return starts[-1] if starts else 0
 
 
+def _sentence_start(text: str, at: int) -> int:
+    return max(text.rfind(". ", 0, at) + 1, text.rfind("; ", 0, at) + 1, 0)
+
+
 def _sentence(text: str, at: int) -> str:
-    start = max(text.rfind(". ", 0, at) + 1, text.rfind("; ", 0, at) + 1, 0)
+    start = _sentence_start(text, at)
     end = min([i for i in (text.find(". ", at), text.find("; ", at)) if i >= 0] or [len(text)])
     return text[start:end]
+
+
+def _scope(text: str, at: int) -> str:
+    """The claim's sentence without the parentheticals that do not hold it: `start every row at
+    conc 2 in all search spaces (the top stays unchanged)` is not about something unchanged."""
+    start = _sentence_start(text, at)
+    sent = _sentence(text, at)
+    rel = at - start
+    return re.sub(r"\([^()]*\)", lambda p: p.group(0) if p.start() <= rel < p.end() else " ", sent)
+
+
+def _names_other_key(sentence: str, others: frozenset[str]) -> bool:
+    """The sentence names a master-config key the entry does not select (`mirrors x-fp4-b200-vllm`)."""
+    if not others:
+        return False
+    return any(t.strip(".,;:()[]`'\"").lower() in others for t in re.findall(r"[\w.*-]+", sentence) if "-" in t)
+
+
+def _skip_sentence(sentence: str, others: frozenset[str], measured: bool = False) -> bool:
+    """Sentences that state nothing about the selected rows: negated, unchanged, about another key,
+    or (for ranges, lists and arms) results, comparisons and alternatives that were tried."""
+    plain = re.sub(r"(?i)\bwith (?:and|or) without\b", "with", sentence)  # both, not a negation
+    return bool(_NEGATION.search(plain) or _UNCHANGED.search(sentence) or _ELSEWHERE.search(sentence)
+                or _names_other_key(sentence, others)
+                or (measured and _MEASURED.search(sentence)))
+
+
+def _transition(text: str, m: re.Match) -> bool:
+    """The range is the old side of `a-b -> c-d` / `from a-b to c-d`."""
+    return bool(_TRANSITION.match(text, m.end()) or re.search(r"(?i)\bfrom\s*$", text[max(0, m.start() - 8):m.start()])
+                and re.match(r"\s*to\b", text[m.end():]))
 
 
 def _historical(text: str, at: int) -> bool:
@@ -405,54 +516,112 @@ def _historical(text: str, at: int) -> bool:
                                                        bool(_HISTORY.search(text, opened, at)))
 
 
-def _arm_before(text: str, at: int):
-    """A row predicate for the parallelism arm named in the claim's clause, or None."""
-    start = _clause_start(text, at)
-    arms = list(_ARM.finditer(text, start, at))
-    if arms:
-        last = arms[-1]
-        return lambda tp, ep, dpa: _arm_matches(last, tp, ep, dpa)
-    if _DPA.search(text, start, at):
-        return lambda tp, ep, dpa: dpa
+_SEQ_NAMES = {"1k1k": (1024, 1024), "8k1k": (8192, 1024), "1k8k": (1024, 8192)}
+
+
+def _seqs(text: str, start: int, end: int) -> set[tuple[int, int]]:
+    out = set()
+    for m in _SEQ.finditer(text, start, end):
+        if m.group("isl"):
+            out.add((int(m.group("isl")), 1024))
+            if m.group("isl2"):
+                out.add((int(m.group("isl2")), 1024))
+        else:
+            out.add(_SEQ_NAMES[re.sub(r"[\s/]", "", m.group("k")).lower()])
+    return out
+
+
+def _seq_before(text: str, at: int, since: int = 0) -> tuple[int, int] | None:
+    """The sequence length the claim is about: the one named since the previous claim (`…, 8k1k
+    conc 1-4`), else the one its sentence names, else the one the item names (`ISL=8192: …`);
+    None when several are named (the claim is about all of them) or none."""
+    start = _sentence_start(text, at)
+    sent = _sentence(text, at)
+    for here in (_seqs(text, since, at), _seqs(text, start, start + len(sent)), _seqs(text, 0, at)):
+        if here:
+            return next(iter(here)) if len(here) == 1 else None
     return None
 
 
-def _arm_text(text: str, at: int) -> str | None:
-    start = _clause_start(text, at)
-    arms = list(_ARM.finditer(text, start, at))
-    if arms:
-        return arms[-1].group(0)
-    m = _DPA.search(text, start, at)
-    return m.group(0) if m else None
+# An arm as a scope (`tp2 ep2`, `TP=8, EP=1`, `DPA+TP8`, `dp-attn=false`): any case, `=`/`:` allowed.
+_ARM_SCOPE = re.compile(r"(?i)(?<![a-z-])(?:(?P<kind>d?ep|tp|dp)\s?[=:]?\s?(?P<n>\d{1,3})(?![0-9]|[a-z](?!p\d))"
+                        r"|(?P<dpa>dpa|dp-attn(?:ention)?|dp[- ]attention)(?:\s*[=:]\s*(?P<v>true|false))?(?![\w-]))")
+_BOTH = re.compile(r"(?i)\bwith (?:and|or) without\b|\+/-|±")
+_CHAINED = re.compile(r"(?i)^[\s/,+&x()-]*(?:and\s*)?$")
 
 
-def _seq_before(text: str, at: int) -> tuple[int, int] | None:
-    """The sequence lengths the item names before the claim (`ISL=8192`, `8k1k`), or None."""
-    found = None
-    for m in _SEQ.finditer(text, 0, at):
-        if m.group("isl"):
-            found = (int(m.group("isl")), 1024)
-        else:
-            found = {"1k1k": (1024, 1024), "8k1k": (8192, 1024), "1k8k": (1024, 8192)}[m.group("k").lower()]
-    return found
+def _arm_chain(text: str, start: int, end: int) -> list[re.Match]:
+    """The last run of arm tokens in `text[start:end]` joined only by separators (`TP4/EP4`,
+    `tp2 ep2`, `DPA+TP8`, `DP8 (dp-attn)`): the arm the claim after it is about."""
+    found = [t for t in _ARM_SCOPE.finditer(text, start, end)  # `no DP-attention` names no arm
+             if not re.search(r"(?i)\b(?:no|non|not|without|w/o)[\s-]*$", text[max(0, t.start() - 10):t.start()])]
+    if not found or _BOTH.search(text, start, end):
+        return []  # `with and without DP attention`, `TP4 +/- dp-attn`: both sides, no one arm
+    if end - found[-1].end() > MAX_ARM_GAP:
+        return []  # named far before the claim, in another part of the sentence
+    chain = [found[-1]]
+    for t in reversed(found[:-1]):
+        if not _CHAINED.match(text[t.end():chain[0].start()]):
+            break
+        chain.insert(0, t)
+    return chain
+
+
+def _token_matches(t: re.Match, tp, ep, dpa: bool) -> bool:
+    if "dpa" in t.re.groupindex and t.group("dpa"):
+        return dpa is ((t.group("v") or "true").lower() == "true")
+    return _arm_matches(t, tp, ep, dpa)
+
+
+def _recipe_names(row: dict) -> str:
+    """The recipe files a multi-node row names (`…-dep4-tep8.yaml`): they run what they say."""
+    out = []
+    for r in (row, row.get("prefill"), row.get("decode")):
+        if isinstance(r, dict) and isinstance(r.get("additional-settings"), list):
+            out += [str(x).lower() for x in r["additional-settings"]]
+    return " ".join(out)
+
+
+def _chain_matches(chain: list[re.Match], row: dict) -> bool:
+    """Every part of the arm is one of the row's (any worker role's), or a recipe file it names."""
+    arms = _row_arms(row)
+    names = _recipe_names(row)
+    for t in chain:
+        spelled = re.sub(r"[\s=:]", "", t.group(0)).lower()
+        if not any(_token_matches(t, *a) for a in arms) and not (
+                t.group("kind") and re.search(rf"(?<![a-z0-9]){re.escape(spelled)}(?![0-9])", names)):
+            return False
+    return True
+
+
+def _chain_words(chain: list[re.Match]) -> str:
+    return f" of {'/'.join(t.group(0) for t in chain)}" if chain else ""
+
+
+def _named_keys(text: str, keys: list[str]) -> list[str]:
+    low = text.lower()
+    return [k for k in keys if re.search(rf"(?<![\w.-]){re.escape(k.lower())}(?![\w.-])", low)]
 
 
 def _arm_matches(m: re.Match, tp, ep, dpa: bool) -> bool:
     kind, n = m.group("kind").upper(), int(m.group("n"))
+    ep = 1 if ep is None else ep  # a row without `ep` runs without expert parallelism
     if kind == "TP":
         return tp == n  # `TP4` is said of DP-attention prefill workers too (`1 prefill TP4` with dp-attn)
     if kind == "EP":
         return ep == n
     if kind == "DEP":
-        return ep == n and dpa
+        return dpa and (ep == n or tp == n)  # `DEP2` prefill: DP attention over 2 ranks (tp 2, dp-attn)
     if kind == "DP":
-        return dpa and tp == n
+        # `DP8` is DP attention over 8 ranks (dp-attn at tp 8); in `TP8/DP2/EP16` it is a
+        # data-parallel size (tp × dp = ep); `DP16/EP16` names the expert group it spans.
+        return (dpa and tp == n) or ep == n or (isinstance(tp, int) and tp * n == ep)
     return True
 
 
 def _arm_words(kind: str, n: int) -> str:
-    return {"TP": f"tp {n}", "EP": f"ep {n}", "DEP": f"ep {n} with dp-attn", "DP": f"dp-attn with tp {n}"}.get(
-        kind.upper(), kind)
+    return {"TP": f"tp {n}", "EP": f"ep {n}", "DEP": f"ep {n} with dp-attn",
+            "DP": f"dp-attn with tp {n} or a data-parallel size {n}"}.get(kind.upper(), kind)
 
 
 def count_findings(item: Item, bases: dict[str, Any], heads: dict[str, Any]) -> list[Finding]:
@@ -524,6 +693,7 @@ def description_claims(ctx) -> list[EntryClaims]:
         out = []
         budget = MAX_CLAIMS
         labels, nodes = _runner_labels(ctx)
+        every = {k.lower() for side in ("head", "base") for k in master_keys(ctx, side)}
         for d in changelog_diffs(ctx):
             if d.skip_reason:
                 continue
@@ -532,6 +702,11 @@ def description_claims(ctx) -> list[EntryClaims]:
             pr = ctx.changeset.pr_number
             foreign = {e.pr_number for e in d.new_entries if pr is not None and e.pr_number not in (None, pr)}
             mine = [e for e in d.new_entries if not (len(foreign) > 1 and e.pr_number in foreign)]
+            later: dict[int, set[str]] = {}
+            seen_after: set[str] = set()
+            for e in reversed(mine):
+                later[id(e)] = set(seen_after)
+                seen_after |= set(entry_keys(ctx, e))
             for e in mine:
                 ec = EntryClaims(e, d.path, description_items(e, d.path), entry_keys(ctx, e))
                 out.append(ec)
@@ -540,13 +715,19 @@ def description_claims(ctx) -> list[EntryClaims]:
                 imgs = images(ctx, ec.keys)
                 heads = {k: key_info(ctx, k, "head").value for k in ec.keys}
                 bases = {k: b.value for k in ec.keys if (b := key_info(ctx, k, "base")) is not None}
+                others = frozenset(every - {k.lower() for k in ec.keys})
+                # A later new entry that selects the same keys describes what the PR did next: the
+                # head rows are its state, not this entry's (`conc 1-128`, then `drop conc 128 at 8k1k`).
+                superseded = set(ec.keys) <= later.get(id(e), set())
                 for it in ec.items:
                     budget -= 1
                     if budget <= 0:
                         break
                     ec.checked += 1
-                    found = (version_findings(it, imgs) + search_space_findings(it, heads)
-                             + count_findings(it, bases, heads) + runner_findings(it, labels, nodes))
+                    found = version_findings(it, imgs)
+                    if not superseded:
+                        found += search_space_findings(it, heads, others) + count_findings(it, bases, heads)
+                    found += runner_findings(it, labels, nodes)
                     ec.findings += found[:MAX_PER_ITEM]  # a list of contradictions is read as a few
         return out
 
