@@ -42,7 +42,6 @@ MAX_ITEM_CHARS = 4_000
 MAX_CLAIMS = 2_000
 MAX_ROWS = 20_000
 MAX_PER_ITEM = 3  # findings per description item
-
 MAX_ARM_GAP = 40  # characters between an arm (`TP4 dp-attn sweep`) and the range or list it scopes
 
 # A version token ends on a letter or digit: `to v0.5.12-cu130.` ends before the sentence's period.
@@ -734,20 +733,210 @@ def description_claims(ctx) -> list[EntryClaims]:
     return ctx.memo(("claims", "description"), compute)
 
 
+def _version_tokens(image: str) -> set[str]:
+    """Ways a description may name an image's version: the tag, its version part, the release
+    number in it (`0.5.7` of `v0.5.7-rocm700-mi35x`), a date or build stamp (`20260519`), a commit
+    hash, the start of a digest."""
+    ref = parse_image(image)
+    tag = (ref.tag or "") if ref else image.rsplit(":", 1)[-1]
+    out = {tag.lower(), core(tag).lower(), core(tag).lower().lstrip("v")} if tag else set()
+    out |= {m.group(1) for m in re.finditer(r"(?<![\d.])v?(\d+(?:\.\d+){1,3}(?:\.?(?:post|rc|dev)\d+)?)(?![\d])", tag)}
+    out |= set(re.findall(r"(?<!\d)\d{8,14}(?!\d)", tag))
+    out |= {h.lower() for h in re.findall(r"(?<![0-9a-fA-F])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![0-9a-fA-F])",
+                                          tag)}
+    if ref is not None and ref.digest:
+        out.add(ref.digest.split(":")[-1][:12].lower())
+    return {t for t in out if len(t) >= 3}
+
+
+_MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
+                                       "dec"), 1)}
+_DATE_PROSE = re.compile(r"(?i)\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b")
+
+
+def _dates_said(text: str) -> set[str]:
+    """`MMDD` of the dates prose names (`the June 3 build` → `0603`)."""
+    return {f"{_MONTHS[m.group(1).lower()[:3]]:02d}{int(m.group(2)):02d}" for m in _DATE_PROSE.finditer(text)}
+
+
+def _image_said(text: str, image: str) -> bool:
+    """Does the description name the image's version (in any of `_version_tokens`' forms), or the
+    build date of its tag in words (`the June 3 build` for `…-20260603`)?"""
+    if any(_says(text, t) for t in _version_tokens(image)):
+        return True
+    if any(in_image(w, image) for w in re.findall(r"[\w.:/@-]*(?:\.\.\.|…)[\w.:/@…-]*", text)):
+        return True  # an abbreviated tag (`rocm7.2.3_..._atom20260511`)
+    dates = _dates_said(text)
+    return bool(dates) and any(d[4:8] in dates for d in re.findall(r"(?<!\d)20\d{6}(?!\d)", image))
+
+
+def _says(text: str, token: str) -> bool:
+    """`token` occurs in `text` as a whole word; a number may follow letters (`v0.5.7`, `atom20260511`)."""
+    for m in re.finditer(re.escape(token), text):
+        before = text[m.start() - 1] if m.start() else ""
+        after = text[m.end()] if m.end() < len(text) else ""
+        if token[:1].isdigit():
+            ok = not (before.isdigit() or before == ".")
+        else:
+            ok = not before.isalnum()
+        if ok and not after.isalnum():
+            return True
+    return False
+
+
+# Engine arguments that locate things or wire processes together; what they change is not a
+# material runtime change (paths, ports, names, logging).
+_PLUMBING_FLAGS = frozenset({
+    "host", "port", "model", "model-path", "served-model-name", "tokenizer", "trust-remote-code", "download-dir",
+    "log-level", "uvicorn-log-level", "disable-log-requests", "disable-log-stats", "enable-log-requests",
+    "log-requests", "api-key", "dist-init-addr", "nnodes", "node-rank", "master-addr", "master-port", "host-ip",
+    "metrics-port", "enable-metrics", "seed", "config",
+    # The parallelism of a point is the search space's (`tp`, `ep`, `dp-attn` of its row): the
+    # rows and their description say it, not the flags that pass it on.
+    "tensor-parallel-size", "tp", "tp-size", "data-parallel-size", "dp", "dp-size", "expert-parallel-size", "ep",
+    "ep-size", "enable-expert-parallel", "enable-dp-attention", "pipeline-parallel-size", "pp", "pp-size"})
+_PLUMBING_SUFFIX = ("-dir", "-path", "-file", "-port", "-host", "-addr", "-address", "-url", "-log", "-name")
+_PLUMBING_ENV = re.compile(r"^(?:HF_|HUGGING|TRANSFORMERS_|TOKENIZERS_|PYTHON|PATH$|HOME$|USER$|MODEL|AIPERF_|BENCH_)|"
+                           r"_LOG_|(?:VISIBLE_DEVICES|_LOG|_LOGS|LOG_LEVEL|_DIR|_PATH|_FILE|_PORT|_HOST|_ADDR|_PID|_URL|"
+                           r"TIMEOUT\w*|_VERBOSITY|_TOKEN|_NAME|_SHA|_COMMIT|_REF|_BRANCH|_REPO|_HASH)$")
+_PATHLIKE = re.compile(r"/|\.(?:ya?ml|json|log|txt|sh|py|csv)$", re.I)
+# Words of a flag's name too generic to say which setting prose means.
+_GENERIC = frozenset({"enable", "disable", "use", "num", "max", "min", "size", "mode", "type", "dtype", "backend",
+                      "vllm", "sglang", "sgl", "tllm", "trtllm", "atom", "opt", "set", "config", "value", "rocm", "hip", "no"})
+# Words prose spells out (`paged attention` for `…_PAGED_ATTN`).
+_SPELLED = {"attn": "attention", "mem": "memory", "frac": "fraction", "seqs": "sequences", "len": "length",
+            "bs": "batch", "tok": "tokens", "ar": "allreduce", "caching": "cache"}
+_DEFAULTS = frozenset({"auto", "default", "none", "null", '""', "''"})
+_TRIVIAL = frozenset({"true", "false", "on", "off", "yes", "no", "none", "null", "auto", "0", "1", "2"})
+
+
+def _mentioned(text: str, names: list[str], value: str | None) -> bool:
+    """Does the description name the setting (`--kv-cache-dtype`, `kv_cache_dtype`, `kv cache dtype`),
+    the distinctive words of its name (`KV cache` for `--kv-cache-dtype`), or its new value (`fp8`)?"""
+    for name in names:
+        words = [w for w in re.split(r"[-_]+", name.strip("-").lower()) if w]
+        if not words:
+            continue
+        if re.search(r"(?<![a-z0-9])" + r"[\s_-]*".join(map(re.escape, words)) + r"(?![a-z0-9])", text):
+            return True
+        telling = [w for w in words if w not in _GENERIC]
+        if telling and all(any(re.search(rf"(?<![a-z0-9]){re.escape(f)}(?![a-z0-9])", text)
+                                for f in (w, _SPELLED.get(w, w))) for w in telling):
+            return True
+    v = (value or "").strip("\"'").lower()
+    return bool(v) and v not in _TRIVIAL and _says(text, v)
+
+
+def _plumbing_flag(name: str, value: str | None) -> bool:
+    n = name.lstrip("-").lower().replace("_", "-")
+    return n in _PLUMBING_FLAGS or n.endswith(_PLUMBING_SUFFIX) or bool(value and _PATHLIKE.search(value.strip("\"'")))
+
+
+MAX_ROUTED_KEYS = 24
+MAX_ROUTES_PER_KEY = 4
+
+
+def _routed_engines(ctx, key: str) -> list[tuple[object, bool]]:
+    """(engine command, of a row the PR adds?) for the points the launcher builds for `key` (one
+    per machine, spec-decoding, scenario and row age): the script it routes the key to by
+    `SPEC_DECODING` and the other point values, not a script whose name looks like the key's."""
+    from rules.recipe.points import added_in
+    from rules.scripts.resolve import key_points, resolutions, resolve_point
+
+    def compute() -> list[tuple[object, bool]]:
+        ki = master_keys(ctx, "head").get(key)
+        added = added_in(ctx, ki.path) if ki is not None else set()
+        found = [(e, r.point.line in added) for r in resolutions(ctx) if r.point.key == key for e in r.engines]
+        if found:
+            return found
+        firsts: dict[tuple, object] = {}
+        for p in key_points(ctx, key):
+            firsts.setdefault((p.node, str(p.values.get("spec_decoding") or "none"), p.values.get("scenario"),
+                               p.line in added), p)
+        out = []
+        for p in list(firsts.values())[:MAX_ROUTES_PER_KEY]:
+            out.extend((e, p.line in added) for e in resolve_point(ctx, p).engines)
+        return out
+
+    return ctx.memo(("claims", "routed-engines", key), compute)
+
+
+@dataclass
+class _Settings:
+    """What the engine commands of some keys take from one script: flag names, env names, and the
+    script lines engine flags take their values from; `*_old` what the rows the PR keeps take."""
+
+    flags: set[str] = field(default_factory=set)  # normalized `--name`
+    env: set[str] = field(default_factory=set)
+    value_lines: dict[int, str] = field(default_factory=dict)  # script line an engine flag's value is written on → flag
+    old_rows: bool = False  # an engine of a row the PR does not add was resolved
+    flags_old: set[str] = field(default_factory=set)
+    env_old: set[str] = field(default_factory=set)
+    lines_old: set[int] = field(default_factory=set)
+
+    def merge(self, o: "_Settings") -> None:
+        self.flags |= o.flags
+        self.env |= o.env
+        for line, flag in o.value_lines.items():
+            self.value_lines.setdefault(line, flag)
+        self.old_rows |= o.old_rows
+        self.flags_old |= o.flags_old
+        self.env_old |= o.env_old
+        self.lines_old |= o.lines_old
+
+    def only_new_rows(self, flag: str | None, env: str | None, line: int | None) -> bool:
+        """Only rows the PR adds take this setting (a new arm's own branch of the script)."""
+        if not self.old_rows:
+            return False
+        return not ((flag and flag in self.flags_old) or (env and env in self.env_old)
+                    or (line is not None and line in self.lines_old))
+
+
+def _settings_from(engines: list[tuple[object, bool]], path: str) -> _Settings:
+    s = _Settings()
+    for eng, new_row in engines:
+        if eng.path == path or any(w.path == path for w in eng.argv) or any(
+                getattr(v, "path", None) == path for v in eng.env.values()):
+            s.old_rows |= not new_row
+        for flag, vals in eng.flags().items():
+            word = eng.has_flag(flag)
+            if word is not None and word.path == path:
+                s.flags.add(flag)
+                if not new_row:
+                    s.flags_old.add(flag)
+            for v in vals:
+                if v is not None and v.path == path:
+                    s.value_lines.setdefault(v.line, flag)
+                    if not new_row:
+                        s.lines_old.add(v.line)
+        for name, var in eng.env.items():
+            if getattr(var, "path", None) == path:
+                s.env.add(name)
+                if not new_row:
+                    s.env_old.add(name)
+    return s
+
+
 def omissions(ctx) -> list[tuple[EntryClaims, str, str]]:
-    """(entry, what changed, evidence) for each changed image or engine flag no description mentions.
+    """(entry, what changed, evidence) for each changed image or engine setting no description mentions.
 
     An image change of key `k` counts as mentioned when any new entry selecting `k` names the new
-    tag (or its version: "update vllm image" alone does not); it is reported once, on the first
-    entry selecting `k`.
-    A script flag change is mentioned when any new entry names the flag; it is reported once, on
-    the last entry.
+    tag or its version in any usual form (`0.5.7` for `v0.5.7-rocm700-mi35x`, the build date, the
+    commit hash; "update vllm image" alone does not); it is reported once, on the first entry
+    selecting `k`.
+
+    A script's setting change counts only where it is material and belongs to the entry: the
+    script is one the PR modifies (a new script's settings are all new, and the entry that adds
+    it describes the benchmark, not each line), the engine command the launcher builds for a
+    selected key takes the flag, its value or the environment variable from that script, and it
+    is not plumbing (paths, ports, names, logging). It is mentioned when an entry selecting such
+    a key names the setting, the distinctive words of its name, or its new value; otherwise it is
+    reported once, on the last of those entries.
     """
     entries = [ec for ec in description_claims(ctx) if ec.items and ec.keys]
     if not entries:
         return []
     texts = {id(ec): " ".join(i.text for i in ec.items).lower() for ec in entries}
-    every = " ".join(texts.values())
     out: list[tuple[EntryClaims, str, str]] = []
     changed = {c.key: c for c in changed_keys(ctx)}
     done: set[str] = set()
@@ -760,59 +949,129 @@ def omissions(ctx) -> list[tuple[EntryClaims, str, str]]:
             old, new = _image(c.base), _image(c.head)
             if not old or not new or old == new:
                 continue
-            ref = parse_image(new)
-            tag = (ref.tag or "") if ref else new
-            tokens = {tag.lower(), core(tag).lower(), core(tag).lower().lstrip("v")} - {""}
             said = " ".join(texts[id(e)] for e in entries if k in e.keys)
-            if not any(t in said for t in tokens):
+            if not _image_said(said, new):
                 out.append((ec, f"the image of `{k}` (`{old}` → `{new}`)", f"`{k}`.image changed in {c.path}"))
-    last = entries[-1]
+    scripts = [f for f in ctx.changeset.files if ctx.kind(f.path) == "scripts" and f.patch
+               and f.status in ("modified", "renamed")]
+    if not scripts:
+        return out
+    # A key the PR adds is a new benchmark: its settings are what the entry that adds it describes.
+    keys = list(dict.fromkeys(k for ec in entries for k in ec.keys
+                              if not (k in changed and changed[k].status == "added")))[:MAX_ROUTED_KEYS]
+    engines = {k: _routed_engines(ctx, k) for k in keys}
     flags = 0
-    for f in ctx.changeset.files:
-        if ctx.kind(f.path) != "scripts" or not f.patch:
-            continue
-        for flag, before, after in changed_flags(f.patch):
-            name = flag.lstrip("-").lower()
-            if name in every or name.replace("-", "_") in every or name.replace("_", "-") in every:
+    for f in scripts:
+        per_key = {k: _settings_from(engs, f.path) for k, engs in engines.items()}
+        owners = [ec for ec in entries if any(k in per_key and (per_key[k].flags or per_key[k].env
+                                                                 or per_key[k].value_lines) for k in ec.keys)]
+        if not owners:
+            continue  # no selected key's engine command comes from this script
+        merged = _Settings()
+        for k in sorted({k for ec in owners for k in ec.keys if k in per_key}):
+            merged.merge(per_key[k])
+        said = " ".join(texts[id(ec)] for ec in owners)
+        for name, before, after, line in changed_settings(f.patch):
+            if name.startswith("--"):
+                flag = "--" + name[2:].replace("_", "-")
+                if flag not in merged.flags or _plumbing_flag(flag, after) or merged.only_new_rows(flag, None, None):
+                    continue
+                names = [flag]
+            elif name in merged.env and not _PLUMBING_ENV.search(name):
+                if merged.only_new_rows(None, name, None):
+                    continue
+                names = [name]
+            elif line in merged.value_lines and not _plumbing_flag(merged.value_lines[line], after):
+                if merged.only_new_rows(None, None, line):
+                    continue
+                names = [name, merged.value_lines[line]]  # `MAX_SEQS=256` feeding `--max-num-seqs`
+            else:
                 continue
-            what = f"`{flag}` {before} → {after}" if before is not None else f"new `{flag} {after}`"
-            out.append((last, f"{what} in `{f.path}`", f"{f.path}: the patch changes {flag}"))
+            if _mentioned(said, names, after) or (before is None and after.strip("\"'").lower() in _DEFAULTS):
+                continue  # named, or a new flag that spells out the default (`--dtype auto`)
+            via = f" (`{names[1]}`)" if len(names) > 1 else ""
+            what = (f"`{name}` {before or '(unset)'} → {after or '(set)'}{via}" if before is not None
+                    else f"new `{name}{' ' + after if after else ''}`{via}")
+            out.append((owners[-1], f"{what} in `{f.path}`", f"{f.path}:{line}: the patch changes {name}"))
             flags += 1
             if flags >= 8:
                 return out
     return out
 
 
-_FLAG = re.compile(r"(?<![\w-])(--[a-z][\w-]*)(?:=|\s+)([^\s\\\"']+|\"[^\"]*\"|'[^']*')")
-_ENV = re.compile(r"^\s*(?:export\s+)?([A-Z][A-Z0-9_]{2,})=(\S+)")
+# `--name value`, `--name=value`, or a switch (`--no-enable-prefix-caching \`): value "" then. A
+# shell operator after a switch (`>`, `|`, `&&`) is not its value.
+_FLAG = re.compile(r"(?<![\w-])(--[a-z][\w-]*)(?:(?:=|[ \t]+)(?![-<>|&;)\\])([^\s\\\"'()<>|&;]+|\"[^\"]*\"|'[^']*'))?")
+_ENV = re.compile(r"^\s*(?:export\s+)?([A-Z][A-Z0-9_]{2,})=(\"[^\"]*\"|'[^']*'|\S+)")
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 
 
-def changed_flags(patch: str) -> list[tuple[str, str | None, str]]:
-    """(flag or env var, old value or None, new value) for engine flags a script patch changes."""
+def _expansion(value: str) -> str | None:
+    """`X` for a value that is just `$X` / `${X}` (quoted or not), else None."""
+    m = re.fullmatch(r"[\"']?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?[\"']?", value)
+    return m.group(1) if m else None
+
+
+def _same_value(a: str, b: str) -> bool:
+    """`0.90` and `0.9`, `"fp8"` and `fp8` are one value."""
+    a, b = a.strip("\"'"), b.strip("\"'")
+    try:
+        return a == b or float(a) == float(b)
+    except ValueError:
+        return False
+
+
+def changed_settings(patch: str) -> list[tuple[str, str | None, str, int]]:
+    """(flag or variable, old value or None, new value, head line) for the flags and assignments
+    a script patch adds or changes. A new value that is an expansion (`$X`, `"${X}"`) or an array
+    is not read here; an old one that is (`--mem-fraction-static $MEM_FRAC` with `MEM_FRAC=0.85`
+    removed) is read through the removed assignment."""
     removed: dict[str, str] = {}
-    added: dict[str, str] = {}
+    added: dict[str, tuple[str, int]] = {}
+    line_no = 0
+    in_hunk = False
     for line in patch.split("\n")[:20_000]:
-        if not line or line[0] not in "+-" or line.startswith(("+++", "---")):
+        h = _HUNK.match(line)
+        if h:
+            line_no, in_hunk = int(h.group(1)), True
+            continue
+        if not line or (not in_hunk and line.startswith(("+++", "---"))):
+            continue  # file headers come before the first hunk; `---x` inside one removes `--x`
+        here = line_no
+        if line[0] in "+ ":
+            line_no += 1
+        if line[0] not in "+-":
             continue
         body = line[1:]
         if body.lstrip().startswith("#"):
             continue
-        found = [(m.group(1), m.group(2)) for m in _FLAG.finditer(body)]
+        found = [(m.group(1), m.group(2) or "") for m in _FLAG.finditer(body)]
         m = _ENV.match(body)
-        if m:
+        if m and not m.group(2).strip("\"' ").startswith("-"):  # `ARGS="--context-length …"` holds flags
             found.append((m.group(1), m.group(2)))
         for name, value in found:
-            if value.startswith("$") or "${" in value:
-                continue
-            (added if line[0] == "+" else removed).setdefault(name, value)
+            if line[0] == "-":
+                removed.setdefault(name, value)
+            elif not (value.startswith(("$", "(", "\"$", "'$")) or "${" in value or "$(" in value):
+                added.setdefault(name, (value, here))
     out = []
-    for name, value in added.items():
+    for name, (value, at) in added.items():
         old = removed.get(name)
-        if old is None:
-            out.append((name, None, value))
-        elif old != value:
-            out.append((name, old, value))
+        var = _expansion(old) if old is not None else None
+        if var is not None and var in removed:
+            old = removed[var]
+        if old is not None and old.startswith("$"):
+            if value == "":
+                continue  # `--switch $X` before: a switch, or a value from elsewhere; cannot tell
+            old = "(computed)"  # `$(( … ))`, `$OTHER`: a value the patch does not spell
+        if old is None or not _same_value(old, value):
+            out.append((name, old, value, at))
     return out
+
+
+def changed_flags(patch: str) -> list[tuple[str, str | None, str]]:
+    """(flag or env var, old value or None, new value) for engine flags a script patch changes."""
+    return [(n, old, new) for n, old, new, _ in changed_settings(patch)]
 
 
 def claim_checks(ctx, kind: str):
