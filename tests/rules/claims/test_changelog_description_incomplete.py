@@ -68,7 +68,7 @@ def test_the_settings_of_a_new_script_are_not_changes():
 
 
 def test_paths_ports_names_and_parallelism_are_plumbing():
-    old = sglang_script(env="export SERVER_LOG=/tmp/a.log\nexport HIP_VISIBLE_DEVICES=0,1")
+    old = sglang_script(env="export SERVER_LOG=/var/log/a.log\nexport HIP_VISIBLE_DEVICES=0,1")
     new = sglang_script(env="export SERVER_LOG=/workspace/b.log\nexport HIP_VISIBLE_DEVICES=0,1,2,3").replace(
         '--model-path "$MODEL" --tp "$TP" --port "$PORT"', '--model-path /models/glm5 --tp 8 --port 8000 --host 0.0.0.0')
     r = _review(["Bump SGLang to v0.5.10"], scripts={PLAIN: ("modified", new, old)})
