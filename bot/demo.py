@@ -44,8 +44,11 @@ def _write(repo: Path, files: dict[str, str]) -> None:
         p.write_text(text, encoding="utf-8")
 
 
-def build_repo(repo: Path) -> tuple[str, str]:
-    """The example repository: `main` and the PR branch `kimik3.1-cpu2700`. Returns (base, head) refs."""
+def build_repo(repo: Path, new_entry: str | None = None) -> tuple[str, str]:
+    """The example repository: `main` and the PR branch `kimik3.1-cpu2700`. Returns (base, head) refs.
+
+    `new_entry` replaces the PR's changelog entry (`demo_data/new-entry.yaml`), e.g. with
+    `demo_data/seed-entry.yaml`, whose description itemizes the change the way the real seed PR did."""
     repo.mkdir(parents=True, exist_ok=True)
     _git(repo, "init", "-q", "-b", "main")
     base_log = _data("perf-changelog.base.yaml")
@@ -62,7 +65,8 @@ def build_repo(repo: Path) -> tuple[str, str]:
     # The PR's entry sits after the #4806 entry (the second block: its separator above is irregular, "  \n",
     # as in the real history): the merge from main put five newer entries below it.
     entries = base_log.split("\n\n")
-    head_log = "\n\n".join(entries[:2] + [_data("new-entry.yaml").rstrip("\n")] + entries[2:])
+    entry = new_entry if new_entry is not None else _data("new-entry.yaml")
+    head_log = "\n\n".join(entries[:2] + [entry.rstrip("\n")] + entries[2:])
     _write(repo, {
         f"{ROOT}/perf-changelog.yaml": head_log,
         f"{ROOT}/configs/amd-master.yaml": _data("amd-master.head.yaml"),

@@ -9,6 +9,11 @@
 
 ## Fix
 Say what changed: which rows or concurrencies were removed, and why.
+
+## When it fires
+The words must count configs, rows, points, coverage or the search space: "extend the concurrency
+range" is about where a range ends, not how many points run, and is not read. A later new entry
+of the PR that selects the same keys has the last word on their rows.
 """
 from collections.abc import Iterator
 

@@ -12,6 +12,16 @@ The description is the permanent record of what a sweep measured. "Update SGLang
 
 ## Fix
 Write each key's real base and head versions; split the line when keys started from different versions.
+
+## When it fires
+- A claim is about the keys its item names (`glm5-fp8-b200-sglang: v0.9.2 → v0.10.0`), else the
+  keys of the hardware its part of the item names (`… for MI300X and MI325X, from v0.10.1 to
+  v0.16.0 for MI355X`), else every selected key whose image changed.
+- A version token ends on a letter or digit: `to v0.5.12-cu130.` is `v0.5.12-cu130`. A claim that
+  spells a whole reference (`rocm/atom:rocm7.2.2_…`) is compared with the whole image; an
+  abbreviated tag (`rocm7.2.3_..._atom20260511`) part by part; `from A/B` holds when either does.
+- New entries whose `pr-link`s name two or more other PRs are history re-added (a restored or
+  rewritten changelog), not this PR's description, and are not read.
 """
 from collections.abc import Iterator
 

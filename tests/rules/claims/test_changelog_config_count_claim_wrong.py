@@ -18,3 +18,9 @@ def test_fewer_while_it_grew_and_consistent_wording():
     [f] = review(pr([row(KEY)], [TWO], entry([KEY], "Narrow the search space")), rr254).findings
     assert "says `Narrow the search space`" in f.message
     assert review(pr([row(KEY)], [TWO], entry([KEY], "Cover more configs")), rr254).findings == []
+
+
+def test_a_wider_concurrency_range_is_not_a_count_of_configs():
+    # Precision (issue 21): "extend the concurrency range" is about its top, not how many rows run.
+    assert review(pr([TWO], [row(KEY)], entry([KEY], "Extend the concurrency range to conc-end 256")), rr254).findings == []
+    assert len(review(pr([TWO], [row(KEY)], entry([KEY], "Add more configs")), rr254).findings) == 1  # control
