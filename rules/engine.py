@@ -158,6 +158,18 @@ def run(changeset: ChangeSet, config: EngineConfig | None = None, rules=None,
     return report
 
 
+# Domains whose rules judge the change itself (where an entry sits, what it selects, what its
+# description says): on the base replay there is no change, so they have nothing to say about it.
+_CHANGE_DOMAINS = ("changelog", "claims")
+
+
+def replays(rule) -> bool:
+    """Does the base replay judge this rule's findings? Rules about the state a PR leaves (its
+    configs, recipes, scripts) do; rules about the change itself do not (`REPLAY = False`)."""
+    parts = getattr(rule, "__name__", "").split(".")
+    return getattr(rule, "REPLAY", True) and not (len(parts) > 1 and parts[1] in _CHANGE_DOMAINS)
+
+
 def _at_base(changeset: ChangeSet, config: EngineConfig, rules, codes: set[str]) -> set[str]:
     """Fingerprints of the problems the rules `codes` find on the base revision (`base_replay`)."""
     if not codes or not changeset.files:
@@ -168,7 +180,7 @@ def _at_base(changeset: ChangeSet, config: EngineConfig, rules, codes: set[str])
     ctx = ReviewContext(base_cs, config)
     out: set[str] = set()
     for rule in rules if rules is not None else ALL_RULES:
-        if rule.CODE not in codes:
+        if rule.CODE not in codes or not replays(rule):
             continue
         try:
             for item in rule.check(ctx, config.options_for(rule)):
