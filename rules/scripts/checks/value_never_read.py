@@ -44,8 +44,7 @@ from rules.scripts.resolve import parsed, standalone
 
 CODE = "RR418"
 NAME = "value-never-read"
-SEVERITY = Severity.BLOCKING
-PROOF = "engine"
+SEVERITY = Severity.NIT
 _DYNAMIC = re.compile(r"(?<![\w-])eval(?![\w-])|\$\{!|(?<![\w-])(?:declare|local|typeset)\s+-\w*n")
 _ALLEXPORT = re.compile(r"(?<![\w-])set\s+(?:-\w*a|-o\s+allexport)")
 
