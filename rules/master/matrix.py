@@ -407,5 +407,63 @@ def pr_run_matrix_failures(ctx, diff) -> list[tuple[str, str, int | None]]:
     return out
 
 
+# ----------------------------------------------------------------------------------------------
+# What a key benchmarks, point by point (for "does this change need a new measurement?")
+
+MAX_POINTS = 50_000
+
+
+def _frozen(value) -> str:
+    import json
+
+    try:
+        return json.dumps(value, sort_keys=True, default=str)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def benchmark_points(value) -> frozenset | None:
+    """Every benchmark point a key's search space runs, each with all it is run with.
+
+    A point is (scenario, the scenario block without its search space, the row without its
+    concurrencies — `row_topology`, defaults applied — and one concurrency); the key's other fields
+    (image, model, runner, …) are not part of it. None when the key has no readable scenarios or
+    more than `MAX_POINTS` points.
+    """
+    scen = scenarios_of(value)
+    if scen is None:
+        return None
+    out = set()
+    for name, blocks in scen.items():
+        for block in blocks if isinstance(blocks, list) else []:
+            if not isinstance(block, dict):
+                continue
+            where = _frozen({k: v for k, v in block.items() if k != "search-space"})
+            rows = block.get("search-space")
+            for row in rows if isinstance(rows, list) else []:
+                if not isinstance(row, dict):
+                    continue
+                topo = row_topology(row)
+                for c in conc_values(row):
+                    out.add((str(name), where, topo, c))
+                    if len(out) > MAX_POINTS:
+                        return None
+    return frozenset(out)
+
+
+def removes_points_only(base, head) -> bool:
+    """Does `base` → `head` only take benchmark points away? Every other field is unchanged and
+    every point of `head` is a point of `base`, run with the same settings: what remains was
+    measured as it is (#911 deleted the 1k8k blocks of 52 keys and nothing else)."""
+    if not isinstance(base, dict) or not isinstance(head, dict):
+        return False
+    space = ("scenarios", "seq-len-configs")
+    if {k: v for k, v in base.items() if k not in space} != {k: v for k, v in head.items() if k not in space}:
+        return False
+    b, h = benchmark_points(base), benchmark_points(head)
+    return b is not None and h is not None and h <= b
+
+
 __all__ = ["KeyJobs", "EntryJobs", "MatrixError", "conc_values", "expand_key", "entry_jobs", "schema_failures",
-           "file_set_failures", "pr_run_matrix_failures", "runners_config", "row_topology", "scenarios_of", "schema_changed", "key_line"]
+           "file_set_failures", "pr_run_matrix_failures", "runners_config", "row_topology", "scenarios_of", "schema_changed", "key_line",
+           "benchmark_points", "removes_points_only"]
