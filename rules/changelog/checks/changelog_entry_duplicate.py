@@ -28,11 +28,13 @@ recovery PR's link (#1893), or the re-append of an entry whose original lacks a 
 (#1148); the copy is the point. An entry the base already holds as many times as the head is
 an existing entry moved or re-linked (#1161), which changelog-history-changed reports. Two new
 entries for the same keys that describe different changes are one entry per change (#1229: a
-kernel overlay and shorter smoke runs), which the processor runs once: only the same
-description twice (and the same pr-link, scenarios and eval flags) is reported.
+kernel overlay and shorter smoke runs), which the processor runs once: only the same or a
+nearly identical description twice (difflib ratio ≥ 0.8; and the same pr-link, scenarios and
+eval flags) is reported (#327's two nearly identical entries).
 """
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterator
 
 from rules.changelog.analysis import Entry, changelog_diffs
@@ -44,6 +46,9 @@ from rules.finding import Passed, Problem, Severity, Skipped
 CODE = "RR020"
 NAME = "changelog-entry-duplicate"
 SEVERITY = Severity.NIT
+# Two descriptions at least this similar (difflib's ratio, case and spacing ignored) say the same thing.
+# On the bundle, two entries of one PR for the same keys that describe different changes reach 0.44.
+SAME_SAID = 0.8
 
 
 def _said(e: Entry) -> tuple[str, ...]:
@@ -51,6 +56,13 @@ def _said(e: Entry) -> tuple[str, ...]:
     desc = e.data.get("description") if isinstance(e.data, dict) else None
     items = desc if isinstance(desc, list) else [desc]
     return tuple(" ".join(str(x).split()).casefold() for x in items if x is not None and str(x).strip())
+
+
+def same_said(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    if a == b:
+        return True
+    x, y = " ".join(a), " ".join(b)
+    return bool(x and y) and difflib.SequenceMatcher(None, x, y, autojunk=False).ratio() >= SAME_SAID
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
@@ -62,7 +74,7 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             continue
         if not d.new_entries:
             continue
-        seen: dict[tuple, Entry] = {}
+        seen: dict[tuple, list[Entry]] = {}
         found = reruns = 0
         for e in d.new_entries:
             hit = base_copy(ctx, d, e)
@@ -90,16 +102,18 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             st = e.data.get("scenario-type") if isinstance(e.data.get("scenario-type"), list) else None
             key = frozenset(keys)
             ident = (key, frozenset(map(str, st)) if st else None, bool(e.data.get("evals-only")),
-                     bool(e.data.get("all-evals")), e.pr_link, _said(e))
-            first = seen.get(ident)
+                     bool(e.data.get("all-evals")), e.pr_link)
+            said = _said(e)
+            first = next((f for f in seen.get(ident, []) if same_said(_said(f), said)), None)
             if first is None:
-                seen[ident] = e
+                seen.setdefault(ident, []).append(e)
                 continue
             found += 1
             yield Problem(d.path, e.start_line,
                           f"The new entry at line {e.start_line:,} selects the same keys as the new entry at line "
                           f"{first.start_line:,} ({', '.join(f'`{k}`' for k in sorted(key)[:4])}"
-                          f"{' …' if len(key) > 4 else ''}) with the same description; it runs no additional sweep "
+                          f"{' …' if len(key) > 4 else ''}) with {'the same' if _said(first) == said else 'a nearly identical'} "
+                          f"description; it runs no additional sweep "
                           f"jobs. {accepted(ctx, d)}",
                           end_line=e.end_line,
                           evidence=(f"entries at lines {first.start_line:,} and {e.start_line:,}",))

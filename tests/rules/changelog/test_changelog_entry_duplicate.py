@@ -25,6 +25,13 @@ def test_the_same_change_written_twice_is_a_nit():
     assert f.message.endswith("runs no additional sweep jobs. Both gates accept this.")
 
 
+def test_a_nearly_identical_description_is_the_same_change():
+    """#327: two nearly identical entries for the same keys."""
+    nearly = entry("dsv4-fp4-b200-vllm", 4867, "Serve the TP8 arm with FULL_AND_PIECEWISE cudagraph")
+    [f] = review(BASE, BASE + "\n" + NEW + "\n" + nearly, rr020).findings
+    assert "with a nearly identical description" in f.message
+
+
 def test_two_entries_for_two_changes_of_the_same_keys_are_one_entry_per_change():
     """#1229, #2200: each entry describes another change of the same key; the processor runs it once."""
     r = review(BASE, BASE + "\n" + NEW + "\n" + SAME_KEYS, rr020)
