@@ -165,3 +165,15 @@ def conventions(ctx) -> Conventions:
 
 def date_of(ts: int) -> str:
     return _date(ts)
+
+
+# Added by issue 21 (the changelog content rules): when the eval selection of the sweep generator
+# (`utils/matrix_logic/generate_sweep_configs.py`, run by `process_changelog.py` with `--evals-only`)
+# took the forms `rules.master.matrix` models.
+# 2026-06-21 #1879 `e7915589a`: `mark_eval_entries` (8k1k rows only, concurrency >= 16; single-node at
+# the highest and median concurrency per group, multi-node per parallelism at its highest) and
+# `mark_all_eval_entries` (every 8k1k row) as modelled. Earlier bases had other policies.
+EVAL_SELECTION = _ts("2026-06-22T01:38:23")
+# 2026-07-16 #1947 `295249127`: the eval pass also marks single-node agentic rows (one SWE-bench eval
+# per key at its highest concurrency; every agentic row with `all-evals`).
+AGENTIC_EVALS = _ts("2026-07-17T00:40:44")

@@ -98,7 +98,9 @@ def run(changeset: ChangeSet, config: EngineConfig | None = None, rules=None,
         proof = proof_line(getattr(rule, "PROOF", None)) if Severity(severity) is Severity.BLOCKING else None
         # A gate rule emulates the repository's tooling; a PR that changes that tooling is checked by its
         # own version, so what the emulation finds is not proven (notes/proof.md): said, not claimed.
-        unproven: list[Problem] = [] if tooling and getattr(rule, "PROOF", None) == "gate" else None
+        # So is a rule whose proof is that tooling's output (`EMULATES_TOOLING`: the jobs it generates).
+        emulates = getattr(rule, "PROOF", None) == "gate" or getattr(rule, "EMULATES_TOOLING", False)
+        unproven: list[Problem] = [] if tooling and emulates else None
         try:
             for item in rule.check(ctx, options):
                 if isinstance(item, Problem) and unproven is not None:

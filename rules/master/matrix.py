@@ -173,8 +173,15 @@ def _dram_check(agentic: dict, row: dict, runner: str, runners: dict | None) -> 
 
 
 def expand_key(key: str, value: Any, scenarios: tuple[str, ...] = SCENARIO_TYPES, evals: bool = True,
-               throughput: bool = True, runners: dict | None = None) -> KeyJobs:
-    """Jobs `generate_sweep_configs.py test-config` makes for one (schema-valid) key."""
+               throughput: bool = True, runners: dict | None = None, agentic_evals: bool = False,
+               all_evals: bool = False) -> KeyJobs:
+    """Jobs `generate_sweep_configs.py test-config` makes for one (schema-valid) key.
+
+    `agentic_evals`: the eval pass also marks single-node agentic rows (`mark_eval_entries`'s
+    `include_agentic`, on in `process_changelog.py`'s `--evals-only` pass since 2026-07-16);
+    `all_evals`: the entry's `all-evals` (`mark_all_eval_entries`). Eval groups are counted per
+    key; the generator groups keys of one model, runner, framework and precision together.
+    """
     out = KeyJobs(key, scenarios=scenarios)
     if isinstance(value, dict) and "scenarios" not in value and isinstance(value.get("seq-len-configs"), list):
         value = {**value, "scenarios": {"fixed-seq-len": value["seq-len-configs"]}}  # before 2026-05-01
@@ -185,6 +192,7 @@ def expand_key(key: str, value: Any, scenarios: tuple[str, ...] = SCENARIO_TYPES
     out.multinode = multinode
     runner = value.get("runner") if isinstance(value.get("runner"), str) else ""
     rows_for_eval: list[tuple[str, int, int, Any, list[int], dict]] = []
+    agentic_jobs = 0
     try:
         if "fixed-seq-len" in scenarios:
             for block in value["scenarios"].get("fixed-seq-len") or []:
@@ -217,6 +225,7 @@ def expand_key(key: str, value: Any, scenarios: tuple[str, ...] = SCENARIO_TYPES
                     out.concurrencies += len(cv)
                     out.per_row.append(len(cv))
                     out.throughput += len(cv)
+                    agentic_jobs += len(cv)
     except MatrixError as err:
         out.error = str(err)
         return out
@@ -226,16 +235,22 @@ def expand_key(key: str, value: Any, scenarios: tuple[str, ...] = SCENARIO_TYPES
     if not throughput:
         out.throughput = 0
     if evals:
-        out.evals = _eval_jobs(rows_for_eval, multinode)
+        out.evals = _eval_jobs(rows_for_eval, multinode, all_evals)
+        if agentic_evals and agentic_jobs and not multinode:  # multi-node agentic evals are unsupported
+            out.evals += agentic_jobs if all_evals else 1
     return out
 
 
-def _eval_jobs(rows: list, multinode: bool) -> int:
-    """`mark_eval_entries` (default policy): how many generated rows are marked for evals."""
+def _eval_jobs(rows: list, multinode: bool, all_evals: bool = False) -> int:
+    """How many generated fixed-seq-len rows are marked for evals: `mark_eval_entries` (the default
+    policy) or, with `all_evals`, `mark_all_eval_entries` (every 8k1k row; multi-node rows of one
+    parallelism merged into one eval job)."""
+    if all_evals and not multinode:
+        return sum(len(cv) for _, isl, osl, _, cv, _ in rows if (isl, osl) == (8192, 1024))
     if multinode:
         topologies = set()
         for _, isl, osl, row, cv, _ in rows:
-            if (isl, osl) != (8192, 1024) or not [c for c in cv if c >= MIN_EVAL_CONC]:
+            if (isl, osl) != (8192, 1024) or (not all_evals and not [c for c in cv if c >= MIN_EVAL_CONC]):
                 continue
             topologies.add(repr((row.get("spec-decoding", "none"), sorted(map(repr, (row.get("prefill"),
                                                                                         row.get("decode")))))))
@@ -283,12 +298,30 @@ def runners_config(ctx) -> dict | None:
     return None
 
 
+def eval_policy(ctx) -> tuple[bool, bool]:
+    """(is the eval selection of the tooling that runs this PR's sweep the one modelled here, does
+    its eval pass mark agentic rows). The sweep of a pull request runs the tooling of the head
+    merged into the base tip: the tip's time decides, the merge base's is a lower bound of it. With
+    neither known, today's tooling. Agentic evals are counted unless that tooling is known to
+    predate them (more eval jobs, never fewer, when unsure)."""
+    from rules.conventions import AGENTIC_EVALS, EVAL_SELECTION
+
+    cs = ctx.changeset
+    times = [t for t in (getattr(cs, "base_time", None), getattr(cs, "base_tip_time", None)) if t is not None]
+    newest = max(times) if times else None
+    tip_known = getattr(cs, "base_tip_time", None) is not None
+    modelled = newest is None or newest >= EVAL_SELECTION
+    agentic = newest is None or newest >= AGENTIC_EVALS or not tip_known
+    return modelled, agentic
+
+
 def entry_jobs(ctx, diff) -> list[EntryJobs]:
     """Per new entry of `diff`: keys, jobs, unresolved items — in process_changelog's order."""
 
     def compute() -> list[EntryJobs]:
         keys = master_keys(ctx, "head")
         runners = runners_config(ctx)
+        agentic = eval_policy(ctx)[1]
         out: list[EntryJobs] = []
         seen_bench: dict[str, set] = defaultdict(set)
         seen_eval: dict[str, set] = defaultdict(set)
@@ -323,7 +356,8 @@ def entry_jobs(ctx, diff) -> list[EntryJobs]:
                 if budget <= 0:
                     break
                 info = keys[k]
-                kj = expand_key(k, info.value, scenarios=tuple(dict.fromkeys(bench + ev)), runners=runners)
+                kj = expand_key(k, info.value, scenarios=tuple(dict.fromkeys(bench + ev)), runners=runners,
+                                agentic_evals=agentic, all_evals=bool(data.get("all-evals")))
                 if not bench:
                     kj.throughput = 0
                 budget -= kj.jobs
@@ -407,5 +441,63 @@ def pr_run_matrix_failures(ctx, diff) -> list[tuple[str, str, int | None]]:
     return out
 
 
+# ----------------------------------------------------------------------------------------------
+# What a key benchmarks, point by point (for "does this change need a new measurement?")
+
+MAX_POINTS = 50_000
+
+
+def _frozen(value) -> str:
+    import json
+
+    try:
+        return json.dumps(value, sort_keys=True, default=str)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def benchmark_points(value) -> frozenset | None:
+    """Every benchmark point a key's search space runs, each with all it is run with.
+
+    A point is (scenario, the scenario block without its search space, the row without its
+    concurrencies — `row_topology`, defaults applied — and one concurrency); the key's other fields
+    (image, model, runner, …) are not part of it. None when the key has no readable scenarios or
+    more than `MAX_POINTS` points.
+    """
+    scen = scenarios_of(value)
+    if scen is None:
+        return None
+    out = set()
+    for name, blocks in scen.items():
+        for block in blocks if isinstance(blocks, list) else []:
+            if not isinstance(block, dict):
+                continue
+            where = _frozen({k: v for k, v in block.items() if k != "search-space"})
+            rows = block.get("search-space")
+            for row in rows if isinstance(rows, list) else []:
+                if not isinstance(row, dict):
+                    continue
+                topo = row_topology(row)
+                for c in conc_values(row):
+                    out.add((str(name), where, topo, c))
+                    if len(out) > MAX_POINTS:
+                        return None
+    return frozenset(out)
+
+
+def removes_points_only(base, head) -> bool:
+    """Does `base` → `head` only take benchmark points away? Every other field is unchanged and
+    every point of `head` is a point of `base`, run with the same settings: what remains was
+    measured as it is (#911 deleted the 1k8k blocks of 52 keys and nothing else)."""
+    if not isinstance(base, dict) or not isinstance(head, dict):
+        return False
+    space = ("scenarios", "seq-len-configs")
+    if {k: v for k, v in base.items() if k not in space} != {k: v for k, v in head.items() if k not in space}:
+        return False
+    b, h = benchmark_points(base), benchmark_points(head)
+    return b is not None and h is not None and h <= b
+
+
 __all__ = ["KeyJobs", "EntryJobs", "MatrixError", "conc_values", "expand_key", "entry_jobs", "schema_failures",
-           "file_set_failures", "pr_run_matrix_failures", "runners_config", "row_topology", "scenarios_of", "schema_changed", "key_line"]
+           "file_set_failures", "pr_run_matrix_failures", "runners_config", "row_topology", "scenarios_of", "schema_changed", "key_line",
+           "benchmark_points", "removes_points_only", "eval_policy"]

@@ -23,14 +23,18 @@ evaluation, accuracy, gsm8k, lm-eval) and none mentions what a throughput change
 update, upgrade or change, tuning, a flag, a recipe, a version, add, new, enable, disable), and
 this PR changes none of the keys it selects in the master configs. On the repository's main, one
 entry of 630 is of this kind.
+
+## When it fires
+On the entries this PR writes (rules/changelog/content.py): an existing entry a history
+"cleanup" moves or re-links (#1161 moved #1119's entry) and an entry whose pr-link names another
+PR are not this PR's to flag.
 """
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
 
-from rules.changelog.analysis import new_entry_items
-from rules.changelog.gates import note
+from rules.changelog.content import accepted, own_entry_items
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Problem, Severity, Skipped
@@ -47,7 +51,7 @@ THROUGHPUT_WORDS = re.compile(
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Skipped]:
     changed = {c.key: c for c in changed_keys(ctx) if c.status != "removed" and c.head is not None}
-    for item in new_entry_items(ctx, "eval intent"):
+    for item in own_entry_items(ctx, "eval intent"):
         if isinstance(item, Skipped):
             yield item
             continue
@@ -60,11 +64,10 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Skippe
             continue
         if any(match_keys(k, changed) for k in e.config_keys):
             continue  # a selected key changes: its throughput is measured on purpose
-        n = note(ctx, d, contract="the documented meaning of `evals-only` (it suppresses the throughput jobs)")
         keys = ", ".join(f"`{k}`" for k in e.config_keys[:4]) + (" …" if len(e.config_keys) > 4 else "")
         yield Problem(d.path, e.key_lines.get("description", e.start_line),
-                      n.on(f"The description of the entry for {keys} speaks only of evals, but without "
-                           "`evals-only: true` the sweep also reruns their throughput benchmarks."),
+                      f"The description of the entry for {keys} speaks only of evals, but without "
+                      f"`evals-only: true` the sweep also reruns their throughput benchmarks. {accepted(ctx, d)}",
                       fix="Add `evals-only: true` to the entry (or `all-evals: true`).",
                       evidence=(f"description: {' / '.join(x[:80] for x in lines[:3])}",
-                                "this PR changes none of the selected keys in the master configs", *n.evidence))
+                                "this PR changes none of the selected keys in the master configs"))

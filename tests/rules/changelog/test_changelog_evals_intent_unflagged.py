@@ -35,3 +35,30 @@ def test_a_selected_key_that_changes_is_measured_on_purpose():
     head = master(ROWS[0], row("dsv4-fp4-b300-vllm", image="vllm/vllm-openai:v0.21.0"), ROWS[2])
     ctx = ctx_of(modified(NV, BASE, head), changelog(_described("Rerun the evals")))
     assert run(ctx.changeset, rules=[rr023]).findings == []
+
+
+def _in_pr(base_cl: bytes, head_cl: bytes, pr: int = 4867):
+    from rules.changeset import ChangeSet, FileChange
+
+    cs = ChangeSet(files=(FileChange("perf-changelog.yaml", "modified", base=base_cl, head=head_cl),),
+                   context={NV: BASE}, pr_number=pr)
+    return run(cs, rules=[rr023])
+
+
+def test_an_existing_entry_moved_by_a_cleanup_is_not_this_prs():
+    """#1161 reorders history: #1119's eval-rerun entry (no pr-link number) moves from the top to the end,
+    and loses a trailing space on the way, so its bytes are not the base's."""
+    old = _described("Rerun the gsm8k evals after the timeout fix").replace(
+        "https://github.com/SemiAnalysisAI/InferenceX/pull/4867", "TBD").replace("  description:", "  description: ")
+    rest = entry("dsv4-fp4-b200-vllm", pr="4000")
+    base, head = (old + "\n" + rest).encode(), (rest + "\n" + old.replace("description: ", "description:")).encode()
+    assert _in_pr(base, head).findings == []
+    mine = _described("Rerun the gsm8k evals after the timeout fix")
+    [f] = _in_pr(rest.encode(), (rest + "\n" + mine).encode()).findings  # control: this PR's own entry
+    assert "speaks only of evals" in f.message and f.message.endswith("Both gates accept this.")
+
+
+def test_another_prs_entry_is_not_judged():
+    theirs = _described("Rerun the gsm8k evals after the timeout fix").replace("pull/4867", "pull/4100")
+    rest = entry("dsv4-fp4-b200-vllm", pr="4000")
+    assert _in_pr(rest.encode(), (rest + "\n" + theirs).encode()).findings == []
