@@ -52,8 +52,7 @@ from rules.master.schema import validate_key
 
 CODE = "RR022"
 NAME = "changelog-entry-selects-no-jobs"
-SEVERITY = Severity.BLOCKING
-PROOF = "engine"
+SEVERITY = Severity.NIT
 # What it proves is the output of the repository's tooling: a PR that changes that tooling
 # (`paths.gate_tooling`) is not judged by the emulation (rules/engine.py skips the findings).
 EMULATES_TOOLING = True

@@ -21,15 +21,15 @@ def test_passed_check_shows_rows_times_concurrencies():
     assert "7 sweep jobs" in c.detail
 
 
-def test_scenario_filter_that_matches_no_row_is_blocking():
+def test_scenario_filter_that_matches_no_row_is_a_nit():
     e = entry("dsv4-fp4-b200-vllm", pr="4867").replace("  description:", "  scenario-type:\n    - agentic-coding\n"
                                                                          "  description:")
     [f] = _run(e).findings
-    assert (f.code, f.blocking) == ("RR022", True)
+    assert (f.code, f.blocking) == ("RR022", False)
     assert "expands to no sweep job" in f.message and "no search-space rows for agentic-coding" in f.message
-    # Blocking by the harness's behaviour (the jobs the processor generates), not by a written contract.
+    # Both gates accept it and nothing runs wrong: a nit (notes/proof.md), and it claims no contract.
     assert f.message.endswith("for agentic-coding. Both gates accept this.") and "contract" not in f.message
-    assert any("Blocking because of how the benchmark's software behaves" in ev for ev in f.evidence)
+    assert not any(ev.startswith("Blocking because") for ev in f.evidence)
 
 
 def test_keys_already_run_by_an_earlier_entry_are_not_a_problem():
