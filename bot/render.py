@@ -8,7 +8,7 @@ import re
 from urllib.parse import quote, unquote
 
 from bot import __version__
-from bot.present import Ignore, Item, View
+from bot.present import Item, View
 from rules.engine import Report, doc_sections
 from rules.finding import Check, Finding
 from rules.registry import by_code

@@ -94,6 +94,10 @@ class ChangeSet:
     # Paths the builder looked for at the merge base (the written policy, rules/policy.py): those
     # that exist are in `base_context`; empty = nobody looked, so a rule that needs them skips.
     base_probed: frozenset[str] = frozenset()
+    # The base replay (rules/scope.py `base_replay`): the base revision with nothing touched, read
+    # to find which of the head review's problems the base already had. Rules that pick what to
+    # judge by what the PR touched judge everything there.
+    replay: bool = False
 
     def mode(self, path: str) -> str | None:
         """Git file mode of `path` at head from the listing (changed files included), or None."""

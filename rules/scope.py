@@ -147,4 +147,4 @@ def base_replay(cs: ChangeSet) -> ChangeSet:
             tree.setdefault(f.base_path, "100644")
         files.append(FileChange(f.base_path, "modified", base=f.base, head=f.base,
                                 patch=_quiet_patch(f.base_text), binary=f.binary))
-    return dataclasses.replace(cs, files=tuple(files), tree=tree, base_tip_time=cs.base_tip_time)
+    return dataclasses.replace(cs, files=tuple(files), tree=tree, base_tip_time=cs.base_tip_time, replay=True)

@@ -501,3 +501,73 @@ def removes_points_only(base, head) -> bool:
 __all__ = ["KeyJobs", "EntryJobs", "MatrixError", "conc_values", "expand_key", "entry_jobs", "schema_failures",
            "file_set_failures", "pr_run_matrix_failures", "runners_config", "row_topology", "scenarios_of", "schema_changed", "key_line",
            "benchmark_points", "removes_points_only", "eval_policy"]
+
+
+def _entries(value) -> list[tuple[str, int, int, dict, dict]]:
+    """(scenario, block index, row index, block, row) of every search-space row of a key value."""
+    out = []
+    scenarios = scenarios_of(value)
+    if not isinstance(scenarios, dict):
+        return out
+    for name, blocks in scenarios.items():
+        for b, block in enumerate(blocks if isinstance(blocks, list) else []):
+            if not isinstance(block, dict):
+                continue
+            for r, row in enumerate(block.get("search-space") or []):
+                if isinstance(row, dict):
+                    out.append((str(name), b, r, block, row))
+    return out
+
+
+def entry_is_new(ctx, key: str, line: int | None) -> bool:
+    """Whether the head search-space row of `key` at `line` is new in content: the base key has no
+    row with the same values for the same scenario and sequence lengths. A row that a layout
+    migration re-indents (`seq-len-configs` → `scenarios`) or an edit moves within its key is on
+    added lines but runs what the base ran. True when it cannot be told (no such row or key)."""
+    def compute() -> dict[int, bool]:
+        head, base = master_keys(ctx, "head").get(key), master_keys(ctx, "base").get(key)
+        if head is None or not isinstance(head.value, dict):
+            return {}
+        before = []
+        if base is not None and isinstance(base.value, dict):
+            before = [(s, blk.get("isl"), blk.get("osl"), row) for s, _, _, blk, row in _entries(base.value)]
+        lines = _row_lines(head.text, head.line)
+        out: dict[int, bool] = {}
+        for s, b, r, blk, row in _entries(head.value):
+            at = lines.get((s, b, r))
+            if at is not None:
+                out.setdefault(at, (s, blk.get("isl"), blk.get("osl"), row) not in before)
+        return out
+
+    return ctx.memo(("masterconfig", "new-entries", key), compute).get(line, True)
+
+
+def _row_lines(text: str, first_line: int) -> dict[tuple[str, int, int], int]:
+    """(scenario, block, row) → file line of each search-space row of a key's block (one parse)."""
+    import io
+
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        doc = YAML(typ="rt", pure=True).load(io.StringIO(text))
+    except (YAMLError, ValueError, TypeError, RecursionError):
+        return {}
+    node = next(iter(doc.values()), None) if isinstance(doc, dict) and doc else None
+    if not isinstance(node, dict):
+        return {}
+    scen = node.get("scenarios") if isinstance(node.get("scenarios"), dict) else None
+    if scen is None and isinstance(node.get("seq-len-configs"), list):
+        scen = {"fixed-seq-len": node["seq-len-configs"]}
+    out: dict[tuple[str, int, int], int] = {}
+    for name, blocks in (scen or {}).items():
+        for b, block in enumerate(blocks if isinstance(blocks, list) else []):
+            space = block.get("search-space") if isinstance(block, dict) else None
+            if not isinstance(space, list):
+                continue
+            for r in range(len(space)):
+                try:
+                    out[(str(name), b, r)] = first_line + space.lc.item(r)[0]
+                except (AttributeError, KeyError, IndexError, TypeError):
+                    continue
+    return out

@@ -21,6 +21,7 @@ Sources are the engines' own code, read for this table (paths in the engines' re
 | SGLang | cuda_graph_bs | generated up to cuda_graph_max_bs (1, 2, 4, 8, 12, 16…256 by 8, …) | same, `_generate_cuda_graph_batch_sizes` |
 | SGLang | max_running_requests scope | the whole server: divided by dp_size under DP attention | `python/sglang/srt/model_executor/model_runner.py` (max_running_requests // dp_size) |
 | SGLang | max_running_requests | no fixed default (derived from the KV pool) | same |
+| SGLang | max_running_requests (speculative) | 48 when EAGLE, EAGLE3, NEXTN (an alias of EAGLE) or STANDALONE speculative decoding runs without `--max-running-requests` ("Max running requests is reset to 48 for speculative decoding"); the capture sizes are then clamped to the request pool | `python/sglang/srt/server_args.py` `ServerArgs._handle_speculative_decoding`; `cuda_graph_runner.py` `get_batch_sizes_to_capture` |
 | SGLang | SGLANG_ENABLE_SPEC_V2 | no V2 worker before ≈ 0.5.4 (PR #11398); off through 0.5.10 (`EnvBool(False)`); spec V2 is the default from 0.5.11 (`EnvBool(True)`, PR #21062; `ServerArgs._handle_speculative_decoding` falls back to V1 only when it is set false or topk > 1); by 0.5.15 the variable is gone (V1 retired in PR #27964; `arg_groups/speculative_hook.py` warns when it is set) | `python/sglang/srt/environ.py` `Envs.SGLANG_ENABLE_SPEC_V2` in the 0.5.10, 0.5.11 and 0.5.12 releases |
 | TRT-LLM | max_batch_size | 2048 | `tensorrt_llm/llmapi/llm_args.py` `BaseLlmArgs.max_batch_size` |
 | TRT-LLM | cuda_graph_config | on by default (PyTorch backend); `null` disables; without sizes: max_batch_size 128 | `tensorrt_llm/llmapi/llm_args.py` `TorchLlmArgs.cuda_graph_config`, `CudaGraphConfig` |
@@ -95,6 +96,9 @@ DEFAULTS: tuple[Default, ...] = (
     Default("sglang", "cuda_graph_max_bs", (0, 5, 3),
             "cuda-graph-max-bs by GPU memory (512 on GPUs of 160 GB or more; 256 below 160 GB at TP < 4)",
             "python/sglang/srt/server_args.py _handle_gpu_memory_settings", _sglang_graph_bs),
+    Default("sglang", "max_running_requests_speculative", None,
+            "max-running-requests 48 under EAGLE-family speculative decoding",
+            "python/sglang/srt/server_args.py ServerArgs._handle_speculative_decoding", lambda **_: 48),
     Default("sglang", "spec_v2", None,
             "no spec V2 worker (SGLANG_ENABLE_SPEC_V2 has no effect)",
             "python/sglang/srt/speculative (before PR #11398)", lambda **_: None),
@@ -128,6 +132,14 @@ class Assumed:
             return f"{name} {fmt_version(self.version)} default ({self.row.text})"
         since = f" ≥ {fmt_version(self.row.since)}" if self.row.since else ""
         return f"{name}{since} default ({self.row.text}; image names no version, newest behaviour assumed)"
+
+    @property
+    def behaviour(self) -> str:
+        """How a finding's message names it: the engine and the row's behaviour, no version
+        (`vLLM default (max-num-seqs 1024 …)`). A message is a finding's identity, and the base
+        replay compares it: an image bump that keeps the default is not the cause of a problem
+        the default had before (#1838, #2119). The version goes in the evidence (`label`)."""
+        return f"{ENGINE_NAMES.get(self.row.engine, self.row.engine)} default ({self.row.text})"
 
 
 ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM"}

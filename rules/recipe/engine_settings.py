@@ -83,10 +83,16 @@ class Setting:
 
     @property
     def label(self) -> str:
-        """How a message names it: `` `max-num-seqs` 64 `` or the default's label."""
+        """How a message names it: `` `max-num-seqs` 64 `` or the default's behaviour (no
+        version: `versioned` says which version it was taken for)."""
         if self.default is not None:
-            return self.default.label
+            return self.default.behaviour
         return f"`{self.name}` {fmt(self.value) if isinstance(self.value, (int, float)) and not isinstance(self.value, bool) else self.value}"
+
+    @property
+    def versioned(self) -> str:
+        """The label with the engine version a default was taken for (for evidence)."""
+        return self.default.label if self.default is not None else self.label
 
 
 @dataclass(frozen=True)
@@ -138,6 +144,7 @@ class EngineSettings:
     env: Mapping[str, Any] = field(default_factory=dict)
     unknowns: list[str] = field(default_factory=list)
     parallel_unknown: str | None = None  # why the rank count cannot be told (a placeholder TP, …)
+    opaque: str | None = None  # a command word that may be any flag (a script's unresolved `$EXTRA`)
     block_line: int | None = None  # first line of the role's block (for findings about a missing key)
 
     # --- parallelism ---------------------------------------------------------------------
@@ -525,6 +532,11 @@ def _line_in(src: ArgSource, *keys: str) -> int | None:
     return None
 
 
+# SGLang's speculative algorithms whose server arguments set max_running_requests to 48 when it
+# is not given (`ServerArgs._handle_speculative_decoding`; NEXTN is renamed EAGLE first).
+SGLANG_EAGLE = frozenset({"EAGLE", "EAGLE3", "NEXTN", "STANDALONE"})
+
+
 def _apply_defaults(es: EngineSettings) -> None:
     """Fill unset caps from the engine-defaults table (marked as assumed)."""
     gpu_gb = defaults.gpu_memory_gb(es.gpu_type)
@@ -540,6 +552,10 @@ def _apply_defaults(es: EngineSettings) -> None:
             if a is not None and a.value is not None:
                 es.capture_cap = Setting(a.value, None, "max_cudagraph_capture_size", a)
     elif es.engine == "sglang":
+        if es.max_seqs is None and es.speculative is not None and str(es.speculative.value).upper() in SGLANG_EAGLE:
+            a = defaults.lookup("sglang", "max_running_requests_speculative", es.version)
+            if a is not None:
+                es.max_seqs = Setting(a.value, None, "max-running-requests", a)
         if es.capture_off is None and es.capture_sizes is None and es.capture_cap is None:
             a = defaults.lookup("sglang", "cuda_graph_max_bs", es.version, gpu_gb=gpu_gb, tp=es._n(es.tp))
             if a is not None:
@@ -753,6 +769,14 @@ def capture_need(bp: "BenchmarkPoint", es: EngineSettings) -> CaptureNeed | None
     if sb is not None and sb[0] < need:
         return CaptureNeed(es, d, sb[0], top, need, sb[1])
     return CaptureNeed(es, d, need, top)
+
+
+# Disaggregated points hold part of their requests outside decode (in prefill, in the KV transfer,
+# in the decode server's pre-allocation queue): generated submissions run decode at about 2× its
+# admission capacity on purpose (2 × capacity plus a small allowance). That band is no proof of a
+# mislabelled point; above it (an eighth more) the excess can only be queued.
+DISAGG_SLACK_FACTOR = 2.0
+DISAGG_PROOF_FACTOR = 2.25
 
 
 @dataclass(frozen=True)
@@ -1175,7 +1199,9 @@ def label_anchor(ctx: ReviewContext, bp: BenchmarkPoint, line: int | None, mp: M
     the engine is a script's command the PR did not touch there while the PR adds the label's
     master-config line — then on that line (blame what the PR changed)."""
     if bp.source == "script":
-        if line not in added_in(ctx, bp.path) and mp.line in added_in(ctx, mp.path):
+        from rules.master.matrix import entry_is_new  # the master model (a row re-indented is not added)
+
+        if line not in added_in(ctx, bp.path) and mp.line in added_in(ctx, mp.path) and entry_is_new(ctx, mp.key, mp.line):
             return mp.path, mp.line
         return bp.path, line
     return bp.path, anchor(ctx, bp.path, line)

@@ -21,9 +21,12 @@ defaults table.
 
 Only points the PR changes are read: it edits a line that builds their engine command (the
 command's lines, or the assignment a word of it comes from), or adds their own search-space
-entry. Points reached through a changed launcher or library, another entry of their key, or
-edits elsewhere in the script keep to the script rules: their engine settings are what the base
-already ran, and a review is about the change.
+entry (new in content, not re-indented). Points reached through a changed launcher or library,
+another entry of their key, or edits elsewhere in the script keep to the script rules: their
+engine settings are what the base already ran, and a review is about the change. The base replay
+(`rules/scope.py`, `ChangeSet.replay`) reads every point: it looks for the problems the head
+review finds, as the base already had them (a PR that edits a command line without changing what
+a rule judges, #1539, #1838).
 
 A `trtllm-serve` command that takes an options file (`--extra_llm_api_options`, `--config`) is
 read with that file when the script writes it from here-documents before the launch (`cat > $F
@@ -48,6 +51,7 @@ from typing import Any
 from rules.comments import edited_lines, touched_lines
 from rules.context import ReviewContext
 from rules.master.analysis import master_keys
+from rules.master.matrix import entry_is_new
 from rules.recipe.engine_settings import (BenchmarkPoint, Concurrency, EngineSettings, MasterPoint, Setting,
                                           settings_from)
 from rules.document import parse_yaml
@@ -250,13 +254,14 @@ def _image(ctx: ReviewContext, res: Resolution) -> Setting | None:
 def _touched(ctx: ReviewContext, res: Resolution, changed: set[str]) -> bool:
     """Whether the PR changes what this point runs: it edits a line that builds the engine command
     (the command's own lines, or the assignment a word of it comes from), or adds the point's own
-    search-space entry. Points reached through a changed launcher or library, through another
-    entry of their key, or through edits elsewhere in the script (a moved script whose `source`
-    line changed) are resolved for the script rules but not judged here: their engine settings
-    are what the base already ran."""
+    search-space entry (new in content: a row a layout migration re-indents is on added lines but
+    is the base's, `entry_is_new`). Points reached through a changed launcher or library, through
+    another entry of their key, or through edits elsewhere in the script (a moved script whose
+    `source` line changed) are resolved for the script rules but not judged here: their engine
+    settings are what the base already ran."""
     eng = res.engine
     ki = master_keys(ctx, "head").get(res.point.key)
-    if ki is not None and res.point.line in added_in(ctx, ki.path):
+    if ki is not None and res.point.line in added_in(ctx, ki.path) and entry_is_new(ctx, res.point.key, res.point.line):
         return True
     if eng is None:
         return False
@@ -299,8 +304,8 @@ def script_points(ctx: ReviewContext) -> list[tuple[str, list[BenchmarkPoint]]]:
             eng = res.engine
             if eng is None or res.script is None or ENGINES.get(eng.engine) is None:
                 continue
-            if not _touched(ctx, res, changed):
-                continue
+            if not ctx.changeset.replay and not _touched(ctx, res, changed):
+                continue  # (the base replay reads every point: it looks for what the head review finds)
             sig = (res.script, res.point.key, eng.path, eng.line, tuple(str(w) for w in eng.argv),
                    tuple(sorted((k, str(v.value)) for k, v in eng.env.items() if isinstance(v, Var))),
                    res.point.values.get("scenario"), res.point.line,
@@ -324,6 +329,9 @@ def script_points(ctx: ReviewContext) -> list[tuple[str, list[BenchmarkPoint]]]:
                 # `enable_attention_dp` (and with it the scope of `max_batch_size`): not known.
                 es.dp_attention = Setting(None, opts.flag.line,
                                           f"`enable_attention_dp` (in the `{opts.flag.text.split('=')[0]}` file: {opts.why})")
+            loose = opaque_words(eng)
+            if loose:
+                es.opaque = f"`{loose[0].shape}` is not resolved and may be any flag"
             scen = SCENARIOS.get(str(first.point.values.get("scenario")))
             conc_list = [Concurrency(c, first.point.line, f"master `{key}`", mp.path if mp else None) for c in concs]
             budget = es.env.get("TOTAL_CPU_DRAM_GB")
@@ -336,6 +344,16 @@ def script_points(ctx: ReviewContext) -> list[tuple[str, list[BenchmarkPoint]]]:
         return list(by_path.items())
 
     return ctx.memo(("scripts", "engine-points"), compute)
+
+
+def opaque_words(eng: EngineCommand) -> list[Arg]:
+    """Words of the command the interpretation could not resolve that are no flag's value: an
+    unquoted `$EP` or `$EXTRA_ARGS` that may expand to any flags (#965: `EP=" --enable-expert-parallel"`
+    under a condition on a variable the launcher does not pass). A rule that concludes from a
+    flag's absence cannot conclude past them."""
+    values = {id(v) for vs in eng.flags().values() for v in vs if v is not None}
+    first = next((i for i, w in enumerate(eng.argv) if w.text and w.text.startswith("--")), len(eng.argv))
+    return [w for w in eng.argv[first:] if not w.known and id(w) not in values]  # positionals come first
 
 
 def settings_of(bp: BenchmarkPoint) -> EngineSettings:

@@ -24,11 +24,11 @@ RULES = [r for r in ALL_RULES if "RR201" <= r.CODE <= "RR249"]
 SNAPSHOT = {"configs/nvidia-master.yaml": "nvidia-master.yaml", "configs/amd-master.yaml": "amd-master.yaml",
             "configs/runners.yaml": "runners.yaml"}
 # Real problems in the data, judged by hand (notes/engine-semantics.md has the list with the PRs).
-_QUEUE = ('The largest concurrency is at least 2× (disaggregated) or above (aggregated) what the serving '
+_QUEUE = ('The largest concurrency is more than 2.25× (disaggregated) or above (aggregated) what the serving '
           "workers admit, by each engine's scope (vLLM max-num-seqs per DP rank, SGLang max-running-"
           'requests per server, TensorRT-LLM max_batch_size per attention-DP rank): the top points measure '
-          'the queue. Reviewers flagged the same pattern (#411, #1810, #1866, #1887); generated submissions'
-          ' that oversubscribe decode by less than 2× pass.')
+          'the queue. Reviewers flagged the same pattern (#411, #1866, #1887); generated submissions'
+          ' that oversubscribe decode by about 2× are the nit RR225.')
 _GRAPHS = ('An explicit capture cap below the per-rank decode batch at the largest concurrency (cuda-graph-'
            'max-bs 1,280 vs 1,792 per rank; 128 vs 171 and 512; max-cudagraph-capture-size 512 vs 1,024 '
            'tokens and 128 vs 512): those decode steps run without graphs.')
@@ -36,8 +36,8 @@ _TRT_GRAPHS = ('TensorRT-LLM cuda_graph_config sizes above max_batch_size (or ma
                ' engine drops them (model_engine._filter_cuda_graph_batch_sizes), so the recipe states a capture'
                ' range it never runs. Mostly NVIDIA template ladders; true but low-impact, the pattern a '
                'reviewer flagged on #2596.')
-_CHAT = ("An MTP sa-bench recipe without benchmark.use_chat_template: true (srt-slurm's default is false):"
-         ' the finding of #1907 and #2113 (acceptance inflated by raw random prompts).')
+_CHAT = ("An MTP sa-bench recipe that sets benchmark.use_chat_template to a non-true value (srtctl's default"
+         ' is true): acceptance inflated by raw random prompts.')
 _SPEC_V2 = ('An SGLang speculative role on an image older than 0.5.13 without SGLANG_ENABLE_SPEC_V2: the '
             'finding of #1907 (the point runs the V1 worker, unlike its siblings).')
 _EP_ALIGN = ("Prefill DP2 (and decode DP) without enable-expert-parallel while the PR's master labels ep 2 / "

@@ -1,12 +1,20 @@
-"""Flags search-space rows of a master-config key that benchmark the same topology and concurrency twice.
+"""Flags search-space rows of a master-config key that benchmark the same deployment and concurrency twice.
+
+Two rows are the same benchmark when everything but their concurrencies is equal, defaults
+applied: the topology (tp, ep, dp-attn, spec-decoding, workers …) and the workers'
+`additional-settings`. The settings are what the launcher deploys: the recipe file
+(`CONFIG_FILE=`), the node counts (`PREFILL_NODES=`, `DECODE_NODES=`, which set the GPUs the result
+records), the draft depth (`DECODE_MTP_SIZE=`), the script mode. Rows that differ there are
+different deployments run on purpose (a DEP48 and a DEP32 decode at one concurrency, #274; a
+MegaMoE recipe beside the plain one, #1217), not a repeat, and merging them would drop one.
+Whether such rows publish under one label depends on what the launcher records, which the
+master config does not show: not flagged.
 
 ## Why it matters
-Two rows with the same topology (tp, ep, dp-attn, spec-decoding, workers …) for the same
-sequence lengths whose concurrencies overlap run the same benchmark twice: the sweep spends GPU
-hours on a duplicate, and when the rows differ only in what the topology hides (the workers'
-`additional-settings`, e.g. a different recipe behind the same workers, #1887), the dashboard
-shows two results under one label and cannot tell them apart.
-Three identical blocks after a copy-paste (#1584) are the usual cause. A nit: nothing fails.
+Two identical rows for the same sequence lengths whose concurrencies overlap run the same
+benchmark twice: the sweep spends GPU hours on a duplicate, and the dashboard shows two results
+for one point. Identical blocks after a copy-paste, or a row edited into a copy of its neighbour
+(#1584), are the usual cause. A nit: nothing fails.
 
 ## Example
     search-space:
@@ -53,7 +61,7 @@ def overlaps(value) -> list[tuple[tuple, tuple, list[int]]]:
                 if not concs:
                     continue
                 path = ("scenarios", name, b, "search-space", r)
-                seen = groups.setdefault((name, seq, row_topology(row, settings=False)), {})
+                seen = groups.setdefault((name, seq, row_topology(row)), {})
                 by_row: dict[tuple, list[int]] = {}
                 for c in concs:
                     if c in seen:
@@ -102,7 +110,7 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                           f"`{info.key}`: row `{_fmt(second)}` repeats the topology of {what}.",
                           evidence=(f"rows at lines {', '.join(f'{key_line(info.text, info.line, f):,}' for f, _ in repeats)}"
                                     f" and {line:,}",
-                                    "same sequence lengths, same topology (defaults applied), overlapping concurrencies"))
+                                    "same sequence lengths, same topology and additional-settings (defaults applied), overlapping concurrencies"))
     if clean:
         shown = ", ".join(f"`{k}`" for k in clean[:6]) + (f" and {len(clean) - 6} more" if len(clean) > 6 else "")
         yield Passed(f"{len(clean)} changed key(s) have no duplicate search-space rows: {shown}")

@@ -5,9 +5,12 @@ list, so the engine captures its default range (`rules/recipe/engine_defaults.py
 `max_cudagraph_capture_size` = min(2 × max-num-seqs × (1 + k), 512) capped at
 max-num-batched-tokens; SGLang's `cuda-graph-max-bs` from GPU memory (512 on GPUs of 160 GB or
 more, 256 below 160 GB at TP < 4, 160 before SGLang 0.5.3); TensorRT-LLM's CUDA graphs up to
-128 requests when `cuda_graph_config` gives no sizes. The message names the engine version the
-default was taken for (from the image tag), or says the newest behaviour was assumed. A nit:
-only speed suffers, and the build in the image may differ.
+128 requests when `cuda_graph_config` gives no sizes. The evidence names the engine version the
+default was taken for (from the image tag), or says the newest behaviour was assumed; the message
+names the default's behaviour only, so a PR that bumps the image, changes the KV dtype or reverts
+such a change, and keeps the default, does not cause a gap the base had (the base replay compares
+messages: #1838, #1839, #1842, #1843). A nit: only speed suffers, and the build in the image may
+differ.
 
 Single-node benchmark scripts are read too: the engine command each resolved point launches, against
 that point's concurrency.
@@ -57,7 +60,7 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                 msg = (f"no capture cap is set, so graphs stop at the {cn.top.label}: {fmt(cn.top.value)} {unit}, but at "
                        f"concurrency {fmt(cn.demand.conc)} one rank runs {fmt(cn.need)} {unit}")
                 lines = (es.max_seqs.line if es.max_seqs is not None else None, es.block_line)
-                bad.add((w, msg), bp.name, (w, lines, msg, cn.arith))
+                bad.add((w, msg), bp.name, (w, lines, msg, f"{cn.arith}; assumed: {cn.top.versioned}"))
         for (w, lines, msg, arith), names in bad.items():
             yield Problem(path, anchor(ctx, path, *lines), f"{w}: {msg}{points_note(names)}.", evidence=(arith,))
         for g, names in good.items():

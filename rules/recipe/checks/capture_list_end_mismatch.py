@@ -91,7 +91,7 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                     found.append((
                         (cap.sizes_line, cap.mccs_line),
                         f"capture list ends at `{sizes[-1]}` but max_cudagraph_capture_size is `{cap.mccs}`",
-                        f"Set max_cudagraph_capture_size to the list's end, or drop it (vLLM takes the list's end).",
+                        "Set max_cudagraph_capture_size to the list's end, or drop it (vLLM takes the list's end).",
                         (f"max_cudagraph_capture_size = {cap.mccs} is not a listed size", f"last size = {sizes[-1]}")))
                 elif cap.mccs != sizes[-1]:
                     skipped.add((cap.sizes_line, cap.mccs), point.name,

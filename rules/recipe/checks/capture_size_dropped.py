@@ -68,7 +68,7 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             consistent = cap.mccs is None or (kept is not None and cap.mccs == (kept[-1] if kept else 0))
             if sizes and kept is not None and len(kept) < len(sizes) and consistent:
                 dropped = [s for s in sizes if s > cap.mbt]
-                what = (f"vLLM captures none of them and runs without CUDA graphs" if not kept
+                what = ("vLLM captures none of them and runs without CUDA graphs" if not kept
                         else f"vLLM drops {'it' if len(dropped) == 1 else 'them'} (dead config)")
                 found.append((
                     (cap.sizes_line, cap.mbt_line),

@@ -3,11 +3,15 @@
 The same comparison as `concurrency-exceeds-engine-cap`, for serving instances whose admission
 cap is not set in the recipe and comes from the engine-defaults table
 (`rules/recipe/engine_defaults.py`): vLLM's `max-num-seqs` default (1,024 per DP rank on GPUs
-with 70 GiB or more) and TensorRT-LLM's `max_batch_size` default (2,048). SGLang has no fixed
-default (it sizes `max-running-requests` from the KV pool), so it is never judged here. The
-message names the engine version the default was taken for, or says that the newest behaviour
-was assumed because the image names no version. A nit: the default may differ in the build
-the image actually runs.
+with 70 GiB or more), TensorRT-LLM's `max_batch_size` default (2,048), and SGLang's 48 under
+EAGLE-family speculative decoding (`ServerArgs._handle_speculative_decoding` resets an unset
+`max-running-requests` to 48, #1139). Otherwise SGLang has no fixed default (it sizes
+`max-running-requests` from the KV pool), and it is not judged here. The
+evidence names the engine version the default was taken for, or says that the newest behaviour
+was assumed because the image names no version; the message names the default's behaviour only,
+so a PR that bumps the image and keeps the default does not cause a problem the base had (the
+base replay compares messages: #2119). A nit: the default may differ in the build the image
+actually runs.
 
 Single-node benchmark scripts are read too: the engine command each resolved point launches.
 
@@ -62,7 +66,7 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed]:
                 good.add((words,), bp.name, f"{where(bp)}: {words} ✓")
                 continue
             msg = (f"concurrency `{fmt(top.value)}` ({top.source}) is above what the serving workers admit by "
-                   f"default: {cap.arith}, from the {'; '.join(cap.assumed)}")
+                   f"default: {cap.arith}")
             bad.add((msg,), bp.name, (where(bp), ((top.line,) if top.path in (None, path) else ()) + (bp.benchmark_line,), msg, words))
         for (w, lines, msg, words), names in bad.items():
             yield Problem(path, anchor(ctx, path, *lines), f"{w}: {msg}{points_note(names)}.",

@@ -59,23 +59,29 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                     if lab.get("dp-attn") is not True:
                         continue
                     w = where(bp, es)
-                    label = f"master `{mp.key}` ({mp.path}:{mp.line}) labels {es.role} `dp-attn: true`"
+                    label = f"master `{mp.key}` labels {es.role} `dp-attn: true`"
+                    entry = f"master entry: {mp.path}:{mp.line}"  # evidence: a line moves with unrelated edits
                     if es.dp_attention is not None and es.dp_attention.value is None:
                         skipped.add((es.role, mp.key), bp.name, f"{w}: {label}; {es.dp_attention.name} is not known")
                         continue
                     if es.dp_attention_on:
-                        good.add((es.role, mp.key), bp.name, f"{w}: {label}; {es.dp_attention.label} ✓")
+                        good.add((es.role, mp.key), bp.name, f"{w}: {label} ({mp.path}:{mp.line}); {es.dp_attention.label} ✓")
+                        continue
+                    if es.opaque is not None:
+                        skipped.add((es.role, mp.key, "opaque"), bp.name, f"{w}: {label}; {es.opaque}, so DP attention is not known")
                         continue
                     have = es.dp_attention.label if es.dp_attention is not None and es.dp_attention.line else "not set"
-                    msg = f"{label}, but the {es.role} role does not enable DP attention ({FLAG[es.engine]}; here {have})"
                     line = es.dp_attention.line if es.dp_attention is not None and es.dp_attention.line else es.block_line
                     at, line = label_anchor(ctx, bp, line, mp)
+                    # On the master entry, say which file runs the point (the launcher picks it: #1151).
+                    role = f"{es.role} role" if at == path else f"{es.role} role (`{path}`)"
+                    msg = f"{label}, but the {role} does not enable DP attention ({FLAG[es.engine]}; here {have})"
                     sug = None
                     if at == path and es.engine != "vllm" and es.dp_attention is not None and es.dp_attention.line:
                         sug = suggest_number(ctx, path, es.dp_attention.line, "false", "true")
-                    bad.add((es.role, at, line), bp.name, (w, at, line, msg, sug))
-        for (w, at, line, msg, sug), names in bad.items():
-            yield Problem(at, line, f"{w}: {msg}{points_note(names)}.", suggestion=sug)
+                    bad.add((es.role, at, line), bp.name, (w, at, line, msg, sug, entry))
+        for (w, at, line, msg, sug, entry), names in bad.items():
+            yield Problem(at, line, f"{w}: {msg}{points_note(names)}.", suggestion=sug, evidence=(entry,))
         for g, names in good.items():
             yield Passed(f"{path}: {g}{points_note(names)}", path=path)
         for sk, names in skipped.items():

@@ -80,15 +80,21 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                         skipped.add((mp.key, es.role, "par"), bp.name, f"{w}: {es.parallel_unknown}; ep not compared")
                         continue
                     ep, how, line = engine_ep(es)
-                    label = f"master `{mp.key}` ({mp.path}:{mp.line}) labels {es.role} `ep: {want}`"
+                    label = f"master `{mp.key}` labels {es.role} `ep: {want}`"
+                    entry = f"master entry: {mp.path}:{mp.line}"  # evidence: a line moves with unrelated edits
                     if ep == want:
-                        good.add((es.role, mp.key), bp.name, f"{w}: {label}; EP {ep} ({how}) ✓")
+                        good.add((es.role, mp.key), bp.name, f"{w}: {label} ({mp.path}:{mp.line}); EP {ep} ({how}) ✓")
                         continue
-                    msg = f"{label}, but the {es.role} role runs expert parallelism {ep} ({how})"
+                    if es.opaque is not None:
+                        skipped.add((mp.key, es.role, "opaque"), bp.name, f"{w}: {label}; {es.opaque}, so the EP size is not known")
+                        continue
                     at, line = label_anchor(ctx, bp, line, mp)
-                    bad.add((es.role, at, line, want, ep), bp.name, (w, at, line, msg))
-        for (w, at, line, msg), names in bad.items():
-            yield Problem(at, line, f"{w}: {msg}{points_note(names)}.")
+                    # On the master entry, say which file runs the point (the launcher picks it: #1151).
+                    role = f"{es.role} role" if at == path else f"{es.role} role (`{path}`)"
+                    msg = f"{label}, but the {role} runs expert parallelism {ep} ({how})"
+                    bad.add((es.role, at, line, want, ep), bp.name, (w, at, line, msg, entry))
+        for (w, at, line, msg, entry), names in bad.items():
+            yield Problem(at, line, f"{w}: {msg}{points_note(names)}.", evidence=(entry,))
         for g, names in good.items():
             yield Passed(f"{path}: {g}{points_note(names)}", path=path)
         for s, names in skipped.items():

@@ -7,19 +7,25 @@ FIXED = {"type": "sa-bench", "isl": 8192, "osl": 1024}
 
 CASES = [
     # id, engine, decode args, decode workers, concurrencies, expected fragment (None passes)
-    ("vLLM two TP4 workers × 1,024 < 4,096 (#1863 as the reviewer read it)", "vllm",
-     {"tensor-parallel-size": 4, "max-num-seqs": 1024}, 2, "4096", "2× what the decode workers admit"),
+    ("vLLM two TP4 workers × 512 = 1,024 against 4,096 (#1887 before its fix)", "vllm",
+     {"tensor-parallel-size": 4, "max-num-seqs": 512}, 2, "4096", "4× what the decode workers admit"),
+    ("exactly 2× decode capacity is the generated submissions' slack, no proof", "vllm",
+     {"tensor-parallel-size": 4, "max-num-seqs": 1024}, 2, "4096", None),
+    ("a small allowance above 2× is still the slack band (2,161 against 1,024)", "sglang",
+     {"tp-size": 8, "max-running-requests": 1024}, 1, "2161", None),
+    ("above the band the excess can only be queued (2.4×)", "sglang",
+     {"tp-size": 8, "max-running-requests": 535}, 1, "1305", "2.4× what the decode workers admit"),
     ("vLLM DP8 counts per DP rank: 2 × 1,024 × 8 = 16,384 ≥ 4,096", "vllm",
      {"tensor-parallel-size": 1, "data-parallel-size": 8, "max-num-seqs": 1024}, 2, "4096", None),
     ("SGLang max-running-requests is the server's total, even under DP attention", "sglang",
-     {"tp-size": 16, "dp-size": 16, "enable-dp-attention": True, "max-running-requests": 2048}, 1, "2048x4096",
+     {"tp-size": 16, "dp-size": 16, "enable-dp-attention": True, "max-running-requests": 2048}, 1, "2048x8192",
      "`max-running-requests` 2,048"),
     ("disaggregated decode may run up to 2× its capacity (prefill holds the rest)", "sglang",
      {"tp-size": 8, "max-running-requests": 1024}, 1, "1500", None),
     ("TensorRT-LLM max_batch_size is per attention-DP rank", "trtllm",
      {"tensor_parallel_size": 16, "enable_attention_dp": True, "max_batch_size": 32}, 1, "615", None),
-    ("TensorRT-LLM batch 1 × 4 workers at conc 8", "trtllm",
-     {"tensor_parallel_size": 8, "max_batch_size": 1}, 4, "8", "2× what"),
+    ("TensorRT-LLM batch 1 × 4 workers at conc 16", "trtllm",
+     {"tensor_parallel_size": 8, "max_batch_size": 1}, 4, "16", "4× what"),
     ("zero cap admits nothing", "sglang", {"tp-size": 8, "max-running-requests": 0}, 1, "8", "more than"),
 ]
 

@@ -50,8 +50,20 @@ def test_vllm_scopes_and_pools():
 def test_defaults_are_marked_and_name_their_version():
     text = srt("vllm", {"aggregated": {"tensor-parallel-size": 8}}, {"gpu_type": "b200"}, container="vllm/vllm-openai:v0.20.1")
     es = bps(text)[0].roles[0]
-    assert es.max_seqs.value == 1024 and not es.max_seqs.explicit and "vLLM 0.20.1 default" in es.max_seqs.label
+    assert es.max_seqs.value == 1024 and not es.max_seqs.explicit and "vLLM 0.20.1 default" in es.max_seqs.versioned
     assert es.capture_cap.value == 512 and not es.capture_cap.explicit
+    # a message names the behaviour only: an image bump that keeps the default keeps the message
+    assert es.max_seqs.label == "vLLM default (max-num-seqs 1024 on GPUs with at least 70 GiB (256 on smaller ones))"
+
+
+def test_sglang_eagle_family_without_a_cap_assumes_48():
+    for algo, want in (("EAGLE", 48), ("NEXTN", 48), ("EAGLE3", 48), ("NGRAM", None)):
+        text = srt("sglang", {"aggregated": {"tp-size": 8, "speculative-algorithm": algo}}, None)
+        es = bps(text)[0].roles[0]
+        got = es.max_seqs.value if es.max_seqs is not None else None
+        assert got == want, (algo, got)
+        if want:
+            assert not es.max_seqs.explicit and "48" in es.max_seqs.label
 
 
 @pytest.mark.parametrize("image,engine,version", [

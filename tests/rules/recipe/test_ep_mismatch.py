@@ -35,3 +35,44 @@ def test_placeholder_parallelism_is_skipped():
     ctx = {NV_MASTER: mc_row("k", RECIPE_REF, decode={"num-worker": 1, "tp": 8, "ep": 8, "dp-attn": False})}
     r = review(recipe("sglang", {"tp-size": "${TP}", "ep-size": 8}), [rule], path=MN_PATH, context=ctx)
     assert r.findings == [] and any("${TP}" in c.detail for c in r.checks if c.status == "skipped")
+
+
+# --- Precision (issue 21) -----------------------------------------------------------------------
+
+from rules.engine import run  # noqa: E402
+from tests.rules.scripts_helpers import key, master, repo, script_path  # noqa: E402
+
+SCRIPT = script_path("glm5_fp8_b200_vllm.sh")
+VLLM = """#!/usr/bin/env bash
+source "$(dirname "$0")/../../benchmark_lib.sh"
+check_env_vars MODEL TP CONC ISL OSL
+vllm serve "$MODEL" --port "$PORT" --tensor-parallel-size "$TP" \\
+    --max-num-seqs 256 > server.log 2>&1 &
+wait_for_server_ready
+"""
+CFG = "configs/nvidia-master.yaml"
+EP4 = master(key("glm5-fp8-b200-vllm", framework="vllm").replace("      - tp: 8", "      - tp: 8\n        ep: 4"))
+
+
+def test_a_command_edit_that_keeps_the_ep_is_already_in_the_base():
+    # #1179, #1539: the PR edits the command, the label and the EP stay what the base ran
+    head = VLLM.replace("--max-num-seqs 256", "--max-num-seqs 256 --no-enable-prefix-caching")
+    r = run(repo({SCRIPT: ("modified", head, VLLM)}, extra={CFG: EP4}), rules=[rule])
+    assert r.findings == [] and [f.code for f in r.in_base] == ["RR216"], (r.findings, r.in_base)
+
+
+def test_an_edit_that_changes_the_ep_is_the_prs():
+    # control: the PR removes expert parallelism from a command that had it
+    base = VLLM.replace('--tensor-parallel-size "$TP"', '--tensor-parallel-size "$TP" --enable-expert-parallel')
+    ep8 = EP4.replace("ep: 4", "ep: 8")
+    r = run(repo({SCRIPT: ("modified", VLLM, base)}, extra={CFG: ep8}), rules=[rule])
+    assert [f.code for f in r.findings] == ["RR216"] and "runs expert parallelism 1" in r.findings[0].message
+
+
+def test_an_unresolved_word_may_be_the_expert_parallel_flag():
+    opaque = VLLM.replace("check_env_vars MODEL TP CONC ISL OSL\n",
+                          "check_env_vars MODEL TP CONC ISL OSL\nEP=$(python3 pick_ep.py)\n").replace(
+        '--tensor-parallel-size "$TP"', '--tensor-parallel-size "$TP" $EP')
+    r = run(repo({SCRIPT: opaque, CFG: EP4}), rules=[rule])
+    assert r.findings == []
+    assert any("`$EP` is not resolved and may be any flag" in c.detail for c in r.checks if c.status == "skipped")
