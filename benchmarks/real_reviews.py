@@ -322,6 +322,8 @@ def outcome_on(finding: dict, commit: str | None, states: dict, present: Callabl
     `present(commit, path)` says whether the file exists at the commit (either layout);
     `text(commit, path)`, when given, is the file's lines there (None: unknown), which re-anchor
     the reviewer's line (`anchor`)."""
+    if finding.get("reviewer_mistaken"):
+        return Outcome("not_evaluable", reason="reviewer mistaken (findings file)")
     if not commit:
         return Outcome("not_evaluable", reason="no reviewed_commit")
     state = states.get((finding["pr"], commit))
@@ -390,21 +392,29 @@ def summarize(rows: list[dict]) -> dict:
             "per_reviewer": {k: _figures(v) for k, v in sorted(by_rev.items())}}
 
 
-def load_judged(path: Path, findings: list[dict]) -> tuple[dict[int, dict], list[dict]]:
-    """index → judged entry, for entries whose pr, category and path match that finding; and the
-    entries that do not (stale after a change of the findings file)."""
+def load_judged(path: Path, findings: list[dict]) -> tuple[dict[int, dict], list[dict], list[dict]]:
+    """index → judged entry, for entries whose pr, category and path match that finding; the
+    entries that do not (stale after a change of the findings file); and the entries the findings
+    file itself supersedes. Our judgements were made at the finding's `reviewed_commit` of the time;
+    a row the data marks `"reviewed_commit_by": "hand"` was re-checked by reading every commit of
+    the PR (and most of those are exactly the rows we had judged absent at the author's fix), and
+    a row it marks `reviewer_mistaken` is left out of recall by `score`: for both the data's word
+    stands and our judgement is not used."""
     if not path.exists():
-        return {}, []
+        return {}, [], []
     data = json.loads(path.read_text())
-    good, stale = {}, []
+    good, stale, superseded = {}, [], []
     for j in data.get("findings", ()):
         i = j.get("index")
         f = findings[i] if isinstance(i, int) and 0 <= i < len(findings) else None
         if f is None or (f["pr"], f["category"], f.get("path")) != (j.get("pr"), j.get("category"), j.get("path")):
             stale.append(j)
             continue
+        if f.get("reviewed_commit_by") == "hand" or f.get("reviewer_mistaken"):
+            superseded.append(j)
+            continue
         good[i] = j
-    return good, stale
+    return good, stale, superseded
 
 
 def reproducible(rows: list[dict]) -> dict:
@@ -683,7 +693,7 @@ def evaluate(bundle: Path | None = None, repo: Path | None = None, findings_path
     text = lambda commit, path: texts.get((commit, norm_path(path)))  # noqa: E731
     add = lambda commit, path: adds.get((commit, norm_path(path)))  # noqa: E731
     rows = score_all(chosen, states, present, table, registered, text=text, added=add)
-    judged, stale = load_judged(JUDGED, all_findings)
+    judged, stale, superseded = load_judged(JUDGED, all_findings)
     index_of = {id(f): i for i, f in enumerate(all_findings)}
     for r, f in zip(rows, chosen):
         j = judged.get(index_of[id(f)])
@@ -724,7 +734,8 @@ def evaluate(bundle: Path | None = None, repo: Path | None = None, findings_path
         "reproducible": {"overall": reproducible(rows), "families": by_family(rows),
                          "per_category": {k: reproducible([r for r in rows if r["category"] == k])
                                           for k in sorted({r["category"] for r in rows})},
-                         "judged_file": JUDGED.name, "stale_judgements": stale},
+                         "judged_file": JUDGED.name, "stale_judgements": stale,
+                         "superseded_judgements": [j["index"] for j in superseded]},
         "other_direction": {"count": len(other),
                             "by_code": by_code,
                             "findings": other},

@@ -360,6 +360,22 @@ def test_reproducible_recall_leaves_out_findings_judged_absent_or_mistaken(tmp_p
     p = tmp_path / "judged.json"
     p.write_text('{"findings": [{"index": 0, "pr": 7, "category": "c", "path": "a.sh", "class": "absent"},'
                  ' {"index": 1, "pr": 9, "category": "d", "path": "b.sh", "class": "mistaken"}]}')
-    good, stale = rr.load_judged(p, findings)
-    assert list(good) == [0] and [s["pr"] for s in stale] == [9]
-    assert rr.load_judged(tmp_path / "none.json", findings) == ({}, [])
+    good, stale, superseded = rr.load_judged(p, findings)
+    assert list(good) == [0] and [s["pr"] for s in stale] == [9] and superseded == []
+    assert rr.load_judged(tmp_path / "none.json", findings) == ({}, [], [])
+
+
+def test_the_findings_files_hand_checks_supersede_our_judgements(tmp_path):
+    """A row re-checked by hand in the data (its commit moved) or marked reviewer_mistaken: our
+    judgement, made at the old commit, is not used; a mistaken row is out of recall altogether."""
+    findings = [{"pr": 7, "category": "c", "path": "a.sh", "reviewed_commit_by": "hand"},
+                {"pr": 8, "category": "d", "path": "b.sh", "reviewer_mistaken": True},
+                {"pr": 9, "category": "e", "path": "c.sh"}]
+    p = tmp_path / "judged.json"
+    p.write_text('{"findings": [' + ", ".join(
+        f'{{"index": {i}, "pr": {f["pr"]}, "category": "{f["category"]}", "path": "{f["path"]}", "class": "absent"}}'
+        for i, f in enumerate(findings)) + ']}')
+    good, stale, superseded = rr.load_judged(p, findings)
+    assert list(good) == [2] and stale == [] and [j["index"] for j in superseded] == [0, 1]
+    out = rr.outcome_on({**findings[1], "line": 3, "reviewed_commit": "abc"}, "abc", {}, lambda c, p: True, ("RR001",))
+    assert (out.result, out.reason) == ("not_evaluable", "reviewer mistaken (findings file)")
