@@ -7,6 +7,12 @@ the last existing line, and `git diff` shows the line as deleted and re-added: t
 the merge helper refuses the base itself ("base perf-changelog.yaml does not end with a
 newline"). Nothing the PR does to its own entry fixes it; the PR only looks broken.
 
+## When it fires
+The base's changelog lacks its final newline and the head rewrites that last line: an append, or
+a PR that only adds the newline (the gate reports that as a deleted line too: real case #333).
+A PR that edits the changelog elsewhere and leaves the unterminated last line as it is gets
+nothing, since git shows no deletion there.
+
 ## Example
     base ends:  …  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/1798⟂   (no newline)
     head:       …  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/1798⏎
@@ -43,10 +49,11 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
         if not d.base_unterminated:
             yield Passed(f"{d.path}: the base file ends with a newline (byte {len(d.base):,} is `\\n`)", path=d.path)
             continue
-        if not d.new_entries:
-            continue  # no append to break: a PR that only adds the missing newline is the fix
         base = d.base
         last_start = base.rfind(b"\n") + 1
+        tail, head = base[last_start:], d.head or b""
+        if head.endswith(tail) and head[:len(head) - len(tail)][-1:] in (b"", b"\n"):
+            continue  # the base's last line is still the head's last line, unterminated: git shows no deletion
         last = base[last_start:].decode("utf-8", "replace")
         line = base.count(b"\n") + 1  # the base's last line, which head shares
         n = note(ctx, d, pr_run=("deleted-line", "final-newline"), merge=("file-format",))

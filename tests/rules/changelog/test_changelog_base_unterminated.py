@@ -36,3 +36,18 @@ def test_base_ending_in_whitespace_only_line_without_newline():
     f = review(base, BASE + "\n" + NEW, rr015).findings[0]
     assert f.message.endswith("The PR-run check passes this; the merge path rejects it at merge.")
     assert "(its last line is `'  '`, whitespace only)" in f.message  # shown, not an empty code span
+
+
+def test_adding_only_the_missing_newline_still_rewrites_the_last_line():
+    """The gate reports the base's last line as deleted whether the PR appends or only terminates it."""
+    base = BASE.rstrip("\n")
+    [f] = review(base, base + "\n", rr015).findings
+    assert (f.code, f.blocking) == ("RR015", True)
+
+
+def test_an_edit_elsewhere_that_keeps_the_unterminated_last_line_is_not_flagged():
+    """Control: git shows no deletion of a last line the head leaves exactly as it was."""
+    base = BASE.rstrip("\n")
+    first, rest = base.split("\n", 1)
+    r = review(base, first + "  \n" + rest, rr015)
+    assert [f.code for f in r.findings] == []
