@@ -5,7 +5,7 @@
 
 Reviews the head of every pull request in `../shared/inferencex/ix-dev.bundle`
 (`refs/pull/<N>/head`) and every `reviewed_commit` of `review-findings-dev.jsonl`, each exactly as
-`recipe-review check --repo DIR --base refs/heads/main --head COMMIT --pr-number N --format json`
+`recipe-review check --repo DIR --base MAIN@COMMIT-TIME --head COMMIT --pr-number N --format json`
 would (merge-base with main), in-process, in `--jobs` workers, with `benchmarks/real_reviews.py`'s
 per-commit cache (keyed by a hash of the review code).
 
@@ -13,7 +13,7 @@ Then, per rule:
 
 - **findings** on the bundle (blocking or nit, as the rule is now), and the distinct PRs they are on;
 - **PRs blocked** (blocking rules): PR heads with at least one finding of the rule;
-- **a sample**: up to `--per-rule` (10) distinct PRs, drawn with a fixed seed (`--seed`, default
+- **a sample**: up to `--per-rule` distinct PRs (10 for a blocking rule, 5 for a nit: `PER_SEVERITY`), drawn with a fixed seed (`--seed`, default
   4867) from the PRs the rule fires on, and one finding of each drawn PR (also drawn with the seed).
   A PR's head is preferred to its reviewed commits; the same finding (fingerprint) on several
   commits of one PR counts once;
@@ -60,6 +60,10 @@ DEFAULT_OUT = RESULTS / "precision.json"
 JUDGED = ROOT / "benchmarks" / "precision_judged.json"
 SEED = 4867
 PER_RULE = 10
+# Sampled PRs per rule by severity: a blocking finding is the expensive mistake (a red check), so
+# blocking rules are judged on 10 PRs; a nit on 5 (its bar is lower and a wrong nit costs a reader a
+# moment). `--per-rule N` sets both.
+PER_SEVERITY = {"blocking": PER_RULE, "nit": 5}
 MIN_JUDGED = 3
 BAR = {"blocking": 0.95, "nit": 0.80}
 VERDICTS = ("true", "nit", "false")
@@ -176,13 +180,19 @@ def sample(code: str, found: list[dict], heads: dict[int, str], per_rule: int = 
     for f in found:
         by_pr[f["pr"]].append(f)
     prs = sorted(by_pr)
-    picked = sorted(rng.sample(prs, min(per_rule, len(prs))))
+    # Always draw PER_RULE PRs and their findings the same way, then keep the first `per_rule` of
+    # the draw order: a smaller sample is a random subset of the larger one (same findings, same
+    # judgements), not a different draw.
+    drawn = rng.sample(prs, min(max(per_rule, PER_RULE), len(prs)))
+    keep = set(drawn[:per_rule])
     out = []
-    for pr in picked:
+    for pr in sorted(drawn):
         at_head = [f for f in by_pr[pr] if f["commit"] == heads.get(pr)]
         pool = sorted(at_head or by_pr[pr], key=lambda f: (f["commit"], f["path"] or "", f["line"] or 0,
                                                            f["fingerprint"]))
-        out.append(rng.choice(pool))
+        choice = rng.choice(pool)
+        if pr in keep:
+            out.append(choice)
     return out
 
 
@@ -195,7 +205,7 @@ def precision_of(severity: str, verdicts: Counter) -> float | None:
 
 
 def tabulate(states: dict, heads: dict[int, str], judged: dict[str, dict], rules: dict[str, dict],
-             per_rule: int = PER_RULE, seed: int = SEED, only: Iterable[str] | None = None) -> dict:
+             per_rule: int | None = None, seed: int = SEED, only: Iterable[str] | None = None) -> dict:
     found = occurrences(states)
     only = set(only or ())
     table, to_judge = {}, []
@@ -204,7 +214,7 @@ def tabulate(states: dict, heads: dict[int, str], judged: dict[str, dict], rules
             continue
         fs = found.get(code, [])
         head_fs = [f for f in fs if heads.get(f["pr"]) == f["commit"]]
-        picked = sample(code, fs, heads, per_rule, seed)
+        picked = sample(code, fs, heads, per_rule if per_rule is not None else PER_SEVERITY[info["severity"]], seed)
         verdicts: Counter = Counter()
         rows = []
         for f in picked:
@@ -255,7 +265,7 @@ def crashes(states: dict) -> list[dict]:
 # ---------------------------------------------------------------- the whole run
 
 def evaluate(bundle: Path | None = None, repo: Path | None = None, findings_path: Path | None = None,
-             jobs: int = 2, cache: bool = True, per_rule: int = PER_RULE, seed: int = SEED,
+             jobs: int = 2, cache: bool = True, per_rule: int | None = None, seed: int = SEED,
              only: Iterable[str] | None = None, judged_path: Path = JUDGED,
              progress: Callable[[str], None] | None = None) -> dict:
     rr = _real_reviews()
@@ -346,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--merge-only", action="store_true", help="merge the answers and stop (no review)")
     ap.add_argument("--rule", action="append", help="only these rule codes")
     ap.add_argument("--seed", type=int, default=SEED)
-    ap.add_argument("--per-rule", type=int, default=PER_RULE)
+    ap.add_argument("--per-rule", type=int, default=None, help="PRs sampled per rule (default: 10 blocking, 5 nit)")
     args = ap.parse_args(argv)
     if args.merge:
         judged = load_judged()

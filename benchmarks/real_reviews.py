@@ -557,8 +557,24 @@ def added_lines(repo: Path, queries: Iterable[tuple[str, str]]) -> dict[tuple[st
     return out
 
 
+def base_at(repo: str, commit: str) -> str:
+    """`main` as it was when `commit` was made: the last commit of `refs/heads/main` committed no
+    later than it (the bundle's main tip when none is). A PR is reviewed against the main it was
+    pushed against: its merge base is the same as with today's main, but the base tip (whose
+    tooling the PR-run check runs, `ChangeSet.base_tip_time`) is the contemporary one, not the
+    bundle's July-2026 tip, whose gates did not exist when the PR was pushed."""
+    ct = subprocess.run(["git", "-C", str(repo), "show", "-s", "--format=%ct", commit],
+                        capture_output=True, text=True).stdout.strip()
+    if ct:
+        out = subprocess.run(["git", "-C", str(repo), "rev-list", "-1", f"--before={ct}", BASE],
+                             capture_output=True, text=True).stdout.strip()
+        if out:
+            return out
+    return BASE
+
+
 def review(repo: str, commit: str, pr: int) -> dict:
-    """What `recipe-review check --repo REPO --base refs/heads/main --head COMMIT --pr-number PR
+    """What `recipe-review check --repo REPO --base $(base_at REPO COMMIT) --head COMMIT --pr-number PR
     --format json` prints, minus `checks` (not scored): {"findings": [...]} (+ "config_errors"),
     or {"error": message} when the review could not run."""
     from bot.cli import _load_repo_config
@@ -566,8 +582,9 @@ def review(repo: str, commit: str, pr: int) -> dict:
     from rules.engine import run
 
     try:
-        config, config_errors = _load_repo_config(config_at(Path(repo), BASE))
-        changeset = changeset_from_git(Path(repo), BASE, commit, pr, paths=config.paths, config=config)
+        base = base_at(repo, commit)
+        config, config_errors = _load_repo_config(config_at(Path(repo), base))
+        changeset = changeset_from_git(Path(repo), base, commit, pr, paths=config.paths, config=config)
         report = run(changeset, config)
     except Exception as err:  # counted and reported, never fatal
         return {"error": f"{type(err).__name__}: {err}"}

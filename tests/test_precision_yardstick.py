@@ -42,6 +42,18 @@ def test_sample_is_seeded_one_finding_per_pr_and_prefers_the_head(prec):
     assert len(prec.sample("RR1", found[:4], heads, per_rule=10)) == 2  # fewer PRs than the sample
 
 
+def test_a_smaller_sample_is_a_subset_of_the_full_one(prec):
+    """Nits are judged on 5 PRs, blocking rules on 10: the 5 are findings the 10 already hold, so a
+    judgement made for one sample size stays valid for the other."""
+    found = [{**_f("RR1", pr, f"h{pr}", f"f{pr}{i}", line=i), "pr": pr, "commit": f"h{pr}"}
+             for pr in range(1, 40) for i in range(3)]
+    heads = {pr: f"h{pr}" for pr in range(1, 40)}
+    full = prec.sample("RR1", found, heads, per_rule=10)
+    small = prec.sample("RR1", found, heads, per_rule=5)
+    assert len(small) == 5 and all(f in full for f in small)
+    assert prec.PER_SEVERITY == {"blocking": 10, "nit": 5}
+
+
 @pytest.mark.parametrize("severity,verdicts,want", [
     ("blocking", {"true": 9, "nit": 1}, 0.9),
     ("nit", {"true": 2, "nit": 6, "false": 2}, 0.8),

@@ -257,7 +257,7 @@ def test_in_process_review_equals_the_cli(ix_repo, capsys):
 
     repo, first, _ = ix_repo
     got = rr.review(str(repo.path), first, 4867)
-    assert cli.main(["check", "--repo", str(repo.path), "--base", rr.BASE, "--head", first, "--pr-number", "4867",
+    assert cli.main(["check", "--repo", str(repo.path), "--base", rr.base_at(str(repo.path), first), "--head", first, "--pr-number", "4867",
                      "--format", "json"]) == 0  # a nit only
     printed = json.loads(capsys.readouterr().out)
     assert got["findings"] == printed["findings"]

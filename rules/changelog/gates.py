@@ -43,7 +43,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from rules.changelog.analysis import ChangelogDiff, Entry, _common_prefix, _common_suffix, changelog_diffs, short
-from rules.conventions import ALL_EVALS, APPEND_ONLY, CURRENT_REPO, Conventions, conventions
+from rules.conventions import ALL_EVALS, APPEND_ONLY, CURRENT_REPO, DESCRIPTION_LIST, Conventions, conventions
 from rules.document import expanded_size
 
 PR_RUN = "pr-run"
@@ -169,9 +169,41 @@ class GateNote:
     sentence: str
     evidence: tuple[str, ...] = ()
     gate: str | None = None  # PR_RUN, MERGE or None (only the documented contract)
+    # Set when no gate rejects and the base's written guidance was read and holds no statement of
+    # the contract: the problem is then proven by nothing at that revision (the rule skips it).
+    unproven: str | None = None
 
     def on(self, message: str) -> str:
         return f"{message} {self.sentence}"
+
+
+# The written statements of each changelog contract, as the repository's guidance (AGENTS.md,
+# CLAUDE.md, CONTRIBUTING.md at the merge base) phrases them: a prohibition or a must, in one
+# sentence. A rule that only a contract forbids is blocking where the base says so in writing.
+CONTRACTS = {
+    "append-at-end": re.compile(
+        r"(?i)\bappend\w*\b[^.]{0,60}\b(?:end|tail|bottom)\b|\bnever\b[^.]{0,40}\b(?:insert|prepend)\w*"),
+    "one-final-newline": re.compile(
+        r"(?i)\b(?:exactly|only|a single)\s+one\b[^.]{0,30}\b(?:final\s+|trailing\s+)?newline|"
+        r"\bno\b[^.]{0,20}\b(?:trailing|extra)\s+(?:empty|blank)\s+lines?\b[^.]{0,40}\bend\b"),
+    "one-empty-line": re.compile(
+        r"(?i)\b(?:exactly\s+)?one\s+(?:empty|blank)\s+line\b[^.]{0,60}\b(?:between|before|after|separat)\w*|"
+        r"\bseparat\w+\b[^.]{0,60}\bone\s+(?:empty|blank)\s+line"),
+    "own-pr-link": re.compile(
+        r"(?i)\bpr-link\b[^.]{0,80}\b(?:this|the|its\s+own|your)\s+PR(?:'s)?\b|"
+        r"\bpr-link\b[^.]{0,60}\b(?:must|should)\b"),
+}
+
+
+def written_contract(ctx, name: str):
+    """The base's written statement of contract `name` (a `rules.policy.Statement`); False when the
+    base's guidance was read and has none; None when nobody read it."""
+    from rules.policy import find_statement, policy_texts
+
+    texts = policy_texts(ctx.changeset)
+    if texts is None:
+        return None
+    return find_statement(texts, CONTRACTS[name]) or False
 
 
 def gate_note(report: GateReport | None, pr_run: tuple[str, ...] = (), merge: tuple[str, ...] = (),
@@ -219,6 +251,16 @@ class _LaxEntry(BaseModel):
     eval_min_prefill_ep: Optional[int] = Field(alias="eval-min-prefill-ep", default=None, ge=1)
 
 
+class _Dec2025Entry(BaseModel):
+    """`ChangelogEntry` before #343 (2025-12-17): a free-text `description`, no `pr-link` (the
+    link was a `PR:` line inside the description)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    config_keys: list[str] = Field(alias="config-keys", min_length=1)
+    description: str
+
+
 def entry_schema_error(data: Any, conv: Conventions) -> str | None:
     """Why the repository's `ChangelogEntry` (at `conv`) rejects `data`, or None."""
     if not isinstance(data, dict):
@@ -232,6 +274,12 @@ def entry_schema_error(data: Any, conv: Conventions) -> str | None:
     try:
         entry = _LaxEntry.model_validate(data)
     except ValidationError as err:
+        if conv.admits(0, DESCRIPTION_LIST):
+            try:
+                _Dec2025Entry.model_validate(data)
+                return None  # the tooling of the merge base or the tip still reads the old shape
+            except ValidationError:
+                pass
         e = err.errors(include_url=False)[0]
         loc = ".".join(str(x) for x in e["loc"])
         return f"{loc}: {e['msg']}"
@@ -706,11 +754,31 @@ def gates_for(ctx, d: ChangelogDiff) -> GateReport | None:
 
 
 def note(ctx, d: ChangelogDiff, pr_run: tuple[str, ...] = (), merge: tuple[str, ...] = (),
-         contract: str = "the documented contract", lines: tuple[int, int] | None = None) -> GateNote:
-    """`gate_note` for one changelog file of this review (`lines`: the problem's head lines)."""
-    return gate_note(gates_for(ctx, d), pr_run, merge, contract, lines)
+         contract: str = "the documented contract", lines: tuple[int, int] | None = None,
+         written: str | None = None) -> GateNote:
+    """`gate_note` for one changelog file of this review (`lines`: the problem's head lines).
+
+    `written` names the contract (`CONTRACTS`) that forbids the problem where no gate does. When
+    no gate rejects it and the base's guidance was read and does not state that contract (older
+    revisions: the repository wrote most of its changelog conventions down in 2026-04..06), the
+    note is `unproven` and the rule reports a Skipped check instead of a finding. With the
+    statement, its path and line go into the evidence."""
+    gn = gate_note(gates_for(ctx, d), pr_run, merge, contract, lines)
+    if gn.gate is not None or written is None or gn.sentence.startswith("(Gates not evaluated"):
+        return gn
+    st = written_contract(ctx, written)
+    if st is False:
+        report = gates_for(ctx, d)
+        label = report.conventions.label if report is not None else "this revision"
+        return GateNote(gn.sentence, gn.evidence, None,
+                        unproven=(f"neither gate rejects this at {label}, and the base's written guidance "
+                                  f"does not state the contract ({contract.removeprefix('the documented contract ').strip('()') or written})"))
+    if st:
+        return GateNote(gn.sentence, (*gn.evidence, f"{st.path}:{st.line}: `{short(st.text, 160)}`"), None)
+    return gn
 
 
-__all__ = ["GateFailure", "GateNote", "GateReport", "PR_RUN", "MERGE", "STAGES", "changelog_gates", "gates_for", "gate_note", "note",
+__all__ = ["GateFailure", "GateNote", "GateReport", "PR_RUN", "MERGE", "STAGES", "CONTRACTS", "changelog_gates", "gates_for",
+           "gate_note", "note", "written_contract",
            "entry_schema_error", "line_diff", "load11"]
 

@@ -28,9 +28,10 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from pydantic_core import PydanticCustomError
 
 from rules.changelog.analysis import Entry, changelog_diffs, short
-from rules.changelog.gates import note
+from rules.changelog.gates import entry_schema_error, note
 from rules.config import RuleOptions
 from rules.context import ReviewContext
+from rules.conventions import DESCRIPTION_LIST, conventions
 from rules.finding import Passed, Problem, Severity, Skipped
 
 CODE = "RR003"
@@ -167,6 +168,14 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             try:
                 ChangelogEntry.model_validate(entry.data)
             except ValidationError as err:
+                conv = conventions(ctx)
+                if conv.admits(0, DESCRIPTION_LIST) and entry_schema_error(entry.data, conv) is None:
+                    # The entry has the shape of its time (before #343: a free-text description with
+                    # a `PR:` line, no pr-link key); neither that tooling nor a written rule asked more.
+                    yield Skipped(f"{d.path}: entry at line {entry.start_line:,} has the entry shape of "
+                                  f"{conv.label} (description text, no pr-link), which both accepted",
+                                  path=d.path)
+                    continue
                 for e in err.errors(include_url=False):
                     if _empty_key_item(e):
                         continue  # changelog-config-key-empty reports empty config-keys lists and items

@@ -68,7 +68,12 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             evidence.append(f"head has {d.head_line_count:,} lines; the last existing entry ends at line "
                             f"{last.end_line:,}")
             gn = note(ctx, d, merge=("entry-changed",),
-                      contract="the documented contract (new entries are appended at the end, AGENTS.md)")
+                      contract="the documented contract (new entries are appended at the end, AGENTS.md)",
+                      written="append-at-end")
+            if gn.unproven:
+                yield Skipped(f"{d.path}:{entry.start_line}: an entry above existing ones is not flagged: "
+                              f"{gn.unproven}", path=d.path)
+                continue
             evidence.extend(gn.evidence)
             yield Problem(
                 d.path, entry.start_line,

@@ -118,13 +118,19 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                 k = extra.count(b"\n")
                 found += 1
                 n = note(ctx, d, merge=("trailing-empty-line", "no-change"),
-                         contract="the documented contract (the file ends with exactly one newline)")
-                yield Problem(d.path, last, n.on(f"The file ends with {k} extra blank line(s) after "
-                                                 f"`{short(last_text.strip())}`; it must end with exactly one newline."),
-                              end_line=last + k, suggestion=d.head_lines()[last - 1],
-                              fix="Delete the blank lines at the end of the file.",
-                              evidence=(f"file tail after the last line: `{extra.decode('utf-8', 'replace')!r}`",
-                                        *n.evidence))
+                         contract="the documented contract (the file ends with exactly one newline)",
+                         written="one-final-newline")
+                if n.unproven:
+                    found -= 1
+                    yield Skipped(f"{d.path}: {k} extra blank line(s) at the end are not flagged: {n.unproven}",
+                                  path=d.path)
+                else:
+                    yield Problem(d.path, last, n.on(f"The file ends with {k} extra blank line(s) after "
+                                                     f"`{short(last_text.strip())}`; it must end with exactly one newline."),
+                                  end_line=last + k, suggestion=d.head_lines()[last - 1],
+                                  fix="Delete the blank lines at the end of the file.",
+                                  evidence=(f"file tail after the last line: `{extra.decode('utf-8', 'replace')!r}`",
+                                            *n.evidence))
         # Entry starts: every new top-level item starts `- config-keys:` at column 0.
         for e in d.new_entries:
             if not e.well_formed_start:

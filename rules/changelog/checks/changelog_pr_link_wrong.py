@@ -63,7 +63,12 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             target = v.canonical or ("https://github.com/<owner>/<repo>/pull/<this PR>" if repo is None
                                      else f"https://github.com/{repo}/pull/<this PR>")
             gn = note(ctx, d, merge=("added-pr-link",), lines=(line, line),
-                      contract="the documented contract (the pr-link is this PR's canonical link)")
+                      contract="the documented contract (the pr-link is this PR's canonical link)",
+                      written="own-pr-link")
+            if gn.unproven:
+                yield Skipped(f"{d.path}:{line}: pr-link `{short(link, 120)}` is not flagged: {gn.unproven}",
+                              path=d.path)
+                continue
             yield Problem(
                 d.path, line, gn.on(f"pr-link `{short(link, 120)}` is not this PR's link: {v.reason}."),
                 end_line=line, suggestion=suggestion,

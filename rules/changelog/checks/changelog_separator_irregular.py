@@ -74,7 +74,11 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                            f"The separator {above} new entry `{s.entry.summary}` is `{_describe(s.actual)}`, "
                            f"not one empty line{kept}.")
             n = note(ctx, d, merge=("separator-history", "separator-between"), lines=(line, end),
-                     contract="the documented contract (entries separated by exactly one empty line)")
+                     contract="the documented contract (entries separated by exactly one empty line)",
+                     written="one-empty-line")
+            if n.unproven:
+                yield Skipped(f"{d.path}:{line}: the separator is not flagged: {n.unproven}", path=d.path)
+                continue
             yield Problem(
                 d.path, line, n.on(message),
                 end_line=end, suggestion=text,
