@@ -34,7 +34,7 @@ ARGS = ("--norc", "--format=json1", "--shell=bash", "--severity=style", "-")
 # the union, so ShellCheck runs once per script, limited to these checks (`--include`).
 ERROR_CODES = (1009, 1072, 1073, 1089, 1136, 1141, 2068, 2070, 2071, 2072, 2076, 2050, 2078, 2157, 2194, 2195,
                2198, 2199, 2200, 2201, 2242, 2288, 2289)
-WARNING_CODES = (2154, 2128, 2145, 2066, 2088)
+WARNING_CODES = (2128, 2066, 2088)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,11 @@ it loads: the loop ends at once and the benchmark starts against a server that i
 ## Example
     until curl -s -o /dev/null http://localhost:$PORT/health; do sleep 5; done
 
+## When it fires
+A `curl` to a health or readiness endpoint, inside a loop, on a line the PR touched, without
+`-f`/`--fail`/`--fail-with-body`. A probe whose status code is captured (`$(curl -w
+'%{http_code}' …)`) and compared with 200 in the loop is not flagged.
+
 ## Fix
 Add `--fail` (or `-f`): `until curl -sf http://localhost:$PORT/health; do sleep 5; done`.
 
@@ -31,6 +36,24 @@ _ENDPOINT = re.compile(r"/(?:health\w*|ready|readiness|v1/models|ping)\b")
 _FAIL = re.compile(r"^(?:--fail(?:-with-body|-early)?|-[a-zA-Z]*f[a-zA-Z]*)$")
 
 
+def _captured(node) -> bool:
+    """Whether the command's output is captured by a command substitution (`$(…)` or backticks)."""
+    n = node.parent
+    while n is not None:
+        if n.type == "command_substitution":
+            return True
+        n = n.parent
+    return False
+
+
+def _compares_200(node) -> bool:
+    """Whether the loop around the command compares something with 200."""
+    n = node.parent
+    while n is not None and n.type not in ("while_statement", "for_statement", "c_style_for_statement"):
+        n = n.parent
+    return n is not None and b"200" in (n.text or b"")
+
+
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem]:
     for f in changed_scripts(ctx, ("scripts", "launchers")):
         script = parsed(ctx, f.path)
@@ -45,6 +68,8 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem]:
                 continue
             if any(_FAIL.match(w.strip("\"'")) for w in words if not w.startswith("-w") and not w.startswith("-o")):
                 continue
+            if any("http_code" in w for w in words) and _captured(c.node) and _compares_200(c.node):
+                continue  # `$(curl -w '%{http_code}' …)` that the loop compares with 200 itself
             url = next(w for w in words if _ENDPOINT.search(w))
             yield Problem(f.path, c.line, f"health check `curl … {url}` has no `--fail`: any HTTP answer counts as ready",
                           evidence=(c.text[:120],))

@@ -5,20 +5,20 @@ These are the shell slips that bite benchmark scripts most: an unquoted expansio
 flag's value or drops an empty one, a variable read that nothing assigns (often a misspelling),
 an array built from a word-split string. Each may change the command line for some points.
 
-Codes (the ShellCheck code is named in each message): SC2154 variable referenced but never
-assigned (lower-case names; ShellCheck assumes upper-case ones come from the environment);
-SC2128 an array expanded without an index; SC2145 arguments mixed with a string; SC2066 a
-quoted `for` list that loops once; SC2088 a quoted tilde. Left out by default, and available
-through `codes`: SC2086/SC2046 and SC2206/SC2207 (unquoted expansions and arrays built by
-splitting: the scripts split `$EXTRA_ARGS` on purpose, so they fire on most command lines; on
-InferenceX #1709 they were the only ShellCheck nits) and SC2034 (variables read by sourced files
-look unused).
+Codes (the ShellCheck code is named in each message): SC2128 an array expanded without an
+index; SC2066 a quoted `for` list that loops once; SC2088 a quoted tilde. Left out by default,
+and available through `codes`: SC2154 (a variable read that nothing assigns: judged wrong on the
+bundle where the assignment sits in a `trap` string or a sourced file), SC2145 (arguments mixed
+with a string: inside `echo` it prints the same text, which is where the scripts use it),
+SC2086/SC2046 and SC2206/SC2207 (unquoted expansions and arrays built by splitting: the scripts
+split `$EXTRA_ARGS` on purpose, so they fire on most command lines; on InferenceX #1709 they were
+the only ShellCheck nits) and SC2034 (variables read by sourced files look unused).
 
 ## Example
-    echo "$server_lgo"     # SC2154: server_lgo is referenced but not assigned
+    for f in "$DIR/*.yaml"; do   # SC2066: the quoted glob makes one iteration
 
 ## Fix
-Follow ShellCheck's advice in the message (here: the variable is `server_log`).
+Follow ShellCheck's advice in the message (here: leave the glob unquoted, `"$DIR"/*.yaml`).
 
 ## Options
 `codes`: the ShellCheck codes this rule reports. `timeout_s`: per-script limit. `max_files`:
