@@ -180,6 +180,16 @@ def _at_base(changeset: ChangeSet, config: EngineConfig, rules, codes: set[str])
     if not base_cs.files:
         return set()  # every file is new (or its base unknown): the base has none of them to complain about
     ctx = ReviewContext(base_cs, config)
+    # A file the PR renames (a layout move such as `.github/configs/` → `configs/`) is replayed at
+    # its base path: its problems are named as the head names them, so one the move only carried
+    # is recognised as the base's.
+    moved = {f.base_path: f.path for f in changeset.files if f.status == "renamed" and f.base_path != f.path}
+
+    def as_head(text: str) -> str:
+        for old_path, new_path in moved.items():
+            text = text.replace(old_path, new_path)
+        return text
+
     out: set[str] = set()
     for rule in rules if rules is not None else ALL_RULES:
         if rule.CODE not in codes or not replays(rule):
@@ -187,8 +197,10 @@ def _at_base(changeset: ChangeSet, config: EngineConfig, rules, codes: set[str])
         try:
             for item in rule.check(ctx, config.options_for(rule)):
                 if isinstance(item, Problem):
-                    out.add(Finding(path=item.path, line=0, code=rule.CODE, name=rule.NAME, severity=Severity.NIT,
-                                    message=item.message).fingerprint)
+                    path = moved.get(item.path, item.path)
+                    message = as_head(item.message) if moved else item.message
+                    out.add(Finding(path=path, line=0, code=rule.CODE, name=rule.NAME, severity=Severity.NIT,
+                                    message=message).fingerprint)
         except Exception:  # a rule that cannot read the base proves nothing about it
             log.exception("rule %s crashed on the base replay", rule.CODE)
     _clear_document_caches()

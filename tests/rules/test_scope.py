@@ -111,3 +111,23 @@ def test_a_cause_the_pr_touched_makes_the_problem_the_prs():
 def test_no_in_base_key_when_nothing_is_in_the_base():
     r = run(CS, rules=[_rule([Problem("m.yaml", 4, "mine")])])
     assert "in_base" not in r.to_dict()
+
+
+def test_a_problem_a_rename_only_carried_is_in_the_base():
+    """`.github/configs/m.yaml` → `configs/m.yaml`: the replay runs at the old path, and a complaint
+    it finds there is recognised under the head's name."""
+    def check(ctx, options):
+        for f in ctx.changeset.files:
+            text = f.head.decode()
+            if "image: x:1" in text:
+                yield Problem(f.path, 1, f"`{f.path}`: the image `x:1` is not pinned by digest")
+            if "tp: 2" in text:
+                yield Problem(f.path, 2, f"`{f.path}` runs `tp: 2`")
+    rule = types.SimpleNamespace(CODE="RR990", NAME="thing-broken", SEVERITY=Severity.BLOCKING, check=check,
+                                 __doc__=DOC, __name__="rules.x.checks.thing_broken", Options=RuleOptions)
+    old, new = "image: x:1\ntp: 4\n", "image: x:1\ntp: 2\n"
+    cs = ChangeSet(files=(FileChange("configs/m.yaml", "renamed", base=old.encode(), head=new.encode(),
+                                     previous_path=".github/configs/m.yaml"),))
+    r = run(cs, rules=[rule])
+    assert [f.message for f in r.findings] == ["`configs/m.yaml` runs `tp: 2`"]
+    assert [f.message for f in r.in_base] == ["`configs/m.yaml`: the image `x:1` is not pinned by digest"]

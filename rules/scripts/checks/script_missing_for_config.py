@@ -19,8 +19,13 @@ Add the script under the name the launcher builds (the message names it), or ren
 you added to that name; if the launcher's naming is wrong, fix the launcher.
 
 The path is found by interpreting the launcher for each point of the key (nothing is run);
-`rules.scripts.resolve` documents how. Keys the PR adds or changes are checked, and keys whose
-script a changed launcher or a removed script affects.
+`rules.scripts.resolve` documents how.
+
+## When it fires
+Keys the PR adds, keys whose path inputs it changes (model prefix, precision, framework, node
+layout, scenarios, speculative-decoding variants), and keys whose script a changed launcher or a
+removed script affects. A key whose image or search space alone changed ran the same path before
+the PR: a script missing there is the base's.
 """
 from collections.abc import Iterator
 import difflib
@@ -29,6 +34,8 @@ import posixpath
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
+from rules.master.analysis import master_keys
+from rules.master.matrix import scenarios_of
 from rules.scripts.facts import changed_key_names, groups, key_line
 from rules.scripts.resolve import iter_unknown, review_points
 
@@ -64,6 +71,37 @@ def _closest(ctx: ReviewContext, path: str) -> list[str]:
     return difflib.get_close_matches(posixpath.basename(path), names, n=2, cutoff=0.6)
 
 
+# The key fields a launcher builds a script path from (model prefix, precision, framework, node
+# layout) and the row fields that pick a variant (speculative decoding, scenario). The runner is
+# left out: the repository renames runner labels (`mi355x` → `cluster:mi355x-amds`) without
+# changing the launcher that serves them, and a missing script that only a relabel carries is the
+# base's (judged false on the bundle). A runner move to another launcher is a recall cost here.
+_PATH_FIELDS = ("model-prefix", "precision", "framework", "multinode", "disagg")
+
+
+def _path_signature(value) -> tuple | None:
+    if not isinstance(value, dict):
+        return None
+    rows = []
+    scen = scenarios_of(value)
+    for name, blocks in (scen.items() if isinstance(scen, dict) else ()):
+        for block in blocks if isinstance(blocks, list) else ():
+            for row in (block.get("search-space") or []) if isinstance(block, dict) else ():
+                if isinstance(row, dict):
+                    rows.append((str(name), str(row.get("spec-decoding"))))
+    return (tuple(str(value.get(k)) for k in _PATH_FIELDS), tuple(sorted(set(rows))))
+
+
+def _path_inputs_changed(ctx: ReviewContext, key: str) -> bool:
+    """Whether the PR changed what the launcher builds this key's script path from: a new key, or
+    one of `_PATH_FIELDS` / its scenarios and speculative-decoding variants. A key whose image or
+    search space alone changed ran the same (missing) path before the PR."""
+    base, head = master_keys(ctx, "base").get(key), master_keys(ctx, "head").get(key)
+    if base is None or head is None:
+        return True
+    return _path_signature(base.value) != _path_signature(head.value)
+
+
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
     rp = review_points(ctx)
     if not rp.points:
@@ -97,7 +135,7 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                              line=where[1] if where else None)
             continue
         launcher = r.launcher or ""
-        if g.key in changed_keys and where is not None:
+        if g.key in changed_keys and where is not None and _path_inputs_changed(ctx, g.key):
             path, line = where
         elif launcher in changed and r.script_line:
             path, line = launcher, r.script_line

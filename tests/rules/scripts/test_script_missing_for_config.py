@@ -57,3 +57,12 @@ def test_a_missing_launcher_is_skipped_not_guessed():
     cs = repo({CFG: master(key("x-fp8-h999-sglang", model="x", runner="h999"))})
     r = run(cs, rules=[rule])
     assert r.findings == [] and any("h999" in c.detail for c in r.checks if c.status == "skipped")
+
+
+def test_an_image_bump_on_a_key_whose_script_was_already_missing_is_the_bases():
+    old = master(key("glm5-fp8-b200-sglang"))
+    new = old.replace("lmsysorg/sglang:v0.5.9", "lmsysorg/sglang:v0.5.10")
+    assert run(repo({CFG: ("modified", new, old)}), rules=[rule]).findings == []
+    # control: changing what the path is built from (the precision) makes the missing path this PR's
+    changed = master(key("glm5-fp8-b200-sglang", precision="fp4"))
+    assert [f.code for f in run(repo({CFG: ("modified", changed, old)}), rules=[rule]).findings] == ["RR401"]
