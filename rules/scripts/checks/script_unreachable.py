@@ -16,6 +16,12 @@ Rename the script to what the launcher builds, or teach the launcher the suffix.
 The finding sits on the script's first command. A key is "meant for" the script when its model prefix and precision match the script's name,
 it runs on the SKU the name carries, its framework is the one the name carries (when it carries
 one, `…_atom.sh`) and its spec-decoding matches the name's `_mtp` suffix.
+
+## When it fires
+A single-node script the PR adds that no key runs, while a key meant for it (above) runs another
+script. When the script launches an engine (`vllm serve`, `sglang.launch_server`, …), only keys
+whose framework serves that engine count, and the message names one of them; if none does, the
+script is not flagged.
 """
 from collections.abc import Iterator
 import posixpath
@@ -26,6 +32,7 @@ from rules.finding import Passed, Problem, Severity
 from rules.scripts.facts import changed_scripts, spec_mtp
 from rules.scripts.parse import Script
 from rules.scripts.resolve import parsed, resolutions
+from rules.scripts.siblings import engine_of
 
 CODE = "RR402"
 NAME = "script-unreachable"
@@ -36,6 +43,15 @@ PROOF = "written:F7"
 def _sku(name: str) -> str | None:
     parts = name.removesuffix(".sh").split("_")
     return parts[2] if len(parts) >= 3 else None
+
+
+def _family(framework) -> str | None:
+    """The engine a master-config framework serves (`dynamo-sglang` → sglang, `vllm` → vllm)."""
+    text = str(framework or "").lower()
+    for engine, words in (("sglang", ("sglang",)), ("vllm", ("vllm",)), ("trt", ("trt",)), ("atom", ("atom",))):
+        if any(w in text for w in words):
+            return engine
+    return None
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed]:
@@ -64,6 +80,13 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                  and (not tags or str(r.point.values.get("framework")) in tags)]
         if not meant:
             continue
+        # Name the key whose framework serves the engine the script launches (an SGLang script is
+        # meant for the sglang key, not for the vllm key of the same model and SKU).
+        served = engine_of((f.head or b"").decode("utf-8", "replace"))
+        same = [x for x in meant if served and _family(x.point.values.get("framework")) == served]
+        if served and not same:
+            continue  # the keys meant for it by name serve another engine: nothing shows which key it is for
+        meant = same or meant
         r = meant[0]
         script = parsed(ctx, f.path)
         line = script.commands[0].line if isinstance(script, Script) and script.commands else 1

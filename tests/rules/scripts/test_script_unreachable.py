@@ -37,3 +37,17 @@ def test_a_framework_tagged_script_is_meant_only_for_that_framework():
               extra={script_path("dsr1_fp8_mi355x.sh"): sglang_script(),
                      CFG: master(key("dsr1-fp8-mi355x-vllm", model="dsr1", runner="mi355x", framework="vllm"))})
     assert run(cs, rules=[rule]).findings == []
+
+
+def test_the_key_named_is_one_that_serves_the_scripts_engine():
+    """An SGLang script is meant for the sglang key of its model and SKU, not for the vllm one."""
+    new = script_path("dsr1_fp8_mi355x_mtp.sh")
+    keys = master(key("dsr1-fp8-mi355x-vllm-mtp", model="dsr1", runner="mi355x", framework="vllm", spec="mtp")
+                  + "\n" + key("dsr1-fp8-mi355x-sglang-mtp", model="dsr1", runner="mi355x", spec="mtp"))
+    cs = repo({new: sglang_script(mtp=True)}, extra={script_path("dsr1_fp8_mi355x.sh"): sglang_script(), CFG: keys})
+    (f,) = run(cs, rules=[rule]).findings
+    assert "key `dsr1-fp8-mi355x-sglang-mtp`" in f.message
+    # control: only a vllm key is meant for it by name, and the script serves SGLang: nothing shows it is lost
+    only_vllm = master(key("dsr1-fp8-mi355x-vllm-mtp", model="dsr1", runner="mi355x", framework="vllm", spec="mtp"))
+    cs = repo({new: sglang_script(mtp=True)}, extra={script_path("dsr1_fp8_mi355x.sh"): sglang_script(), CFG: only_vllm})
+    assert run(cs, rules=[rule]).findings == []
