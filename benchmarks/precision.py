@@ -1,7 +1,7 @@
 """How often is a finding of ours right? Per-rule precision on real InferenceX pull requests.
 
     python benchmarks/precision.py [--bundle PATH | --repo DIR] [--jobs N] [--no-cache]
-        [--out FILE] [--to-judge FILE] [--rule CODE ...] [--seed N] [--per-rule K]
+        [--out FILE] [--to-judge FILE] [--table FILE] [--rule CODE ...] [--seed N] [--per-rule K]
 
 Reviews the head of every pull request in `../shared/inferencex/ix-dev.bundle`
 (`refs/pull/<N>/head`) and every `reviewed_commit` of `review-findings-dev.jsonl`, each exactly as
@@ -343,6 +343,20 @@ def print_report(rep: dict, out=sys.stdout) -> None:
     p(f"unjudged sampled findings: {len(rep['to_judge'])}")
 
 
+def markdown_table(rep: dict) -> str:
+    """The per-rule table of a report, as notes/precision.md shows it."""
+    b = rep["blocked_heads"]
+    lines = [f"PR heads with a blocking finding: {b['blocked']}/{b['heads']} = {_pct(b['share']).strip()}", "",
+             "| Rule | Name | Severity | Findings | PRs | PR heads blocked | Judged | true/nit/false | Precision | Status |",
+             "|---|---|---|---:|---:|---:|---:|---|---:|---|"]
+    for code, r in rep["rules"].items():
+        v = r["verdicts"]
+        lines.append(f"| {code} | {r['name']} | {r['severity']} | {r['findings']} | {r['prs']} | {r['prs_blocked']} | "
+                     f"{r['judged']}/{r['sampled']} | {v.get('true', 0)}/{v.get('nit', 0)}/{v.get('false', 0)} | "
+                     f"{_pct(r['precision']).strip()} | {r['status']} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bundle", type=Path, default=DEFAULT_BUNDLE)
@@ -354,6 +368,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--merge", type=Path, action="append",
                     help="merge judges' answers (a JSON list) into precision_judged.json (repeatable)")
     ap.add_argument("--merge-only", action="store_true", help="merge the answers and stop (no review)")
+    ap.add_argument("--table", type=Path, help="also write the per-rule table as Markdown here")
     ap.add_argument("--rule", action="append", help="only these rule codes")
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--per-rule", type=int, default=None, help="PRs sampled per rule (default: 10 blocking, 5 nit)")
@@ -376,6 +391,8 @@ def main(argv: list[str] | None = None) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(rep, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print_report(rep)
+    if args.table:
+        args.table.write_text(markdown_table(rep), encoding="utf-8")
     if args.to_judge:
         args.to_judge.write_text(json.dumps(to_judge_packets(rep), indent=1, ensure_ascii=False) + "\n",
                                  encoding="utf-8")

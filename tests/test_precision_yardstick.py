@@ -95,3 +95,13 @@ def test_merge_refuses_incomplete_or_unknown_verdicts(prec):
         {"pr": 3, "commit": "c", "fingerprint": "h", "code": "RR1", "verdict": "false", "judge": "j"},
     ], judged)
     assert n == 1 and len(problems) == 2 and list(judged) == [prec.judgement_key(1, "c", "f")]
+
+
+def test_markdown_table_has_a_row_per_rule_with_its_verdicts(prec):
+    rep = {"blocked_heads": {"blocked": 3, "heads": 10, "share": 0.3},
+           "rules": {"RR1": {"name": "a-rule", "severity": "blocking", "findings": 4, "prs": 3, "prs_blocked": 3,
+                             "judged": 3, "sampled": 3, "verdicts": {"true": 2, "false": 1}, "precision": 2 / 3,
+                             "status": "below bar"}}}
+    out = prec.markdown_table(rep)
+    assert out.splitlines()[0] == "PR heads with a blocking finding: 3/10 = 30.0 %"
+    assert "| RR1 | a-rule | blocking | 4 | 3 | 3 | 3/3 | 2/0/1 | 66.7 % | below bar |" in out
