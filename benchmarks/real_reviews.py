@@ -109,14 +109,14 @@ class Row(NamedTuple):
 # other unknown code is ignored (and reported), so later rule families can be wired in here first.
 CATEGORY_RULES: dict[str, Row] = {
     # perf-changelog.yaml
-    "pr_link_placeholder": Row(("RR004", "RR005"), "RR005 flags the `XXX` placeholder, RR004 every other non-canonical pr-link (TBD, TODO, xxxx)"),
-    "pr_link_wrong": Row(("RR004",), "a pr-link that is not this PR's canonical link"),
-    "pr_link_malformed": Row(("RR004",), "a pr-link without a PR number is not the canonical link (the merge path rejects it)"),
+    "pr_link_placeholder": Row(("RR004", "RR005", "RR026"), "RR005 flags the `XXX` placeholder, RR004 every other non-canonical pr-link (TBD, TODO, xxxx); RR026 where no gate or written rule of the time forbade it"),
+    "pr_link_wrong": Row(("RR004", "RR026"), "a pr-link that is not this PR's canonical link (RR026 where nothing of the time forbade it)"),
+    "pr_link_malformed": Row(("RR004", "RR026"), "a pr-link without a PR number is not the canonical link (the merge path rejects it; RR026 before the merge path)"),
     "pr_link_missing": Row(("RR003", "RR004"), "a missing pr-link key breaks the entry schema and is not the canonical link"),
-    "changelog_misplaced": Row(("RR001",), "a new entry above existing entries instead of at the end"),
-    "changelog_history_edit": Row(("RR002",), "existing changelog entries edited or deleted"),
-    "changelog_separator": Row(("RR007", "RR002", "RR016"), "irregular separators around new entries (RR007, rejected at merge), re-spaced historical bytes incl. the end of base (RR002), whitespace-only lines in new text (RR016)"),
-    "file_trailing_newline": Row(("RR006", "RR015"), "the changelog's final newline is part of the byte format (RR006); a base without one breaks every append (RR015)"),
+    "changelog_misplaced": Row(("RR001", "RR026"), "a new entry above existing entries instead of at the end (RR026 before the rule was written)"),
+    "changelog_history_edit": Row(("RR002", "RR026"), "existing changelog entries edited or deleted (RR026 where only an unwritten convention forbade it)"),
+    "changelog_separator": Row(("RR007", "RR002", "RR016", "RR026"), "irregular separators around new entries (RR007, rejected at merge), re-spaced historical bytes incl. the end of base (RR002), whitespace-only lines in new text (RR016)"),
+    "file_trailing_newline": Row(("RR006", "RR015", "RR026"), "the changelog's final newline is part of the byte format (RR006); a base without one breaks every append (RR015)"),
     "changelog_missing": Row(("RR009",), "a PR that changes configs, recipes or scripts without a changelog entry"),
     "changelog_keys_incomplete": Row(("RR011",), "a master-config key the PR adds or changes that no new entry selects"),
     "changelog_description_empty": Row(("RR003", "RR017"), "an empty description list (RR003) or an empty/placeholder description item (RR017)"),

@@ -136,6 +136,9 @@ def _explain(o: Outcome) -> str:
 
 # PRs where we knowingly differ from the strict verdict, with the reason (the test allows only these).
 KNOWN_DISAGREEMENTS: dict[int, str] = {
+    333: "the PR only adds the base's missing final newline (`[skip-sweep]`, merged): git shows the last line "
+         "deleted, but this is the one-byte fix RR015 prescribes, and the PR-run check ran only on sweep-labelled "
+         "PRs then (judged: benchmarks/precision_judged.json)",
     635: "head begins with the base bytes exactly (base's last line ends in two spaces, `.../pull/633  `); "
          "the strict checker's raw-prefix-changed is not reproducible from the bytes",
     1316: "head begins with the base bytes exactly (base's last line ends in two spaces, `.../pull/1311  `); "

@@ -85,7 +85,14 @@ def run(changeset: ChangeSet, config: EngineConfig | None = None, rules=None,
     report = Report()
     causes: dict[int, tuple] = {}  # id(finding) → the problem's own span and its causes
     tooling = gate_tooling_changed(changeset, config)
-    for rule in rules if rules is not None else ALL_RULES:
+    chosen = list(rules if rules is not None else ALL_RULES)
+    # A problem a rule found but cannot prove here (`Skipped.unproven`) is reported by the rule that
+    # declares it receives that rule's unproven problems (`REPORTS_UNPROVEN_OF`), a nit, when it runs.
+    receivers: dict[str, object] = {}
+    for r in chosen:
+        if getattr(r, "REPORTS_UNPROVEN_OF", ()) and (config.rule_config(r.CODE, r.NAME).enabled or r.CODE in force):
+            receivers.update({code: r for code in r.REPORTS_UNPROVEN_OF})
+    for rule in chosen:
         rc = config.rule_config(rule.CODE, rule.NAME)
         if not rc.enabled and rule.CODE not in force:
             continue
@@ -120,6 +127,17 @@ def run(changeset: ChangeSet, config: EngineConfig | None = None, rules=None,
                 elif isinstance(item, Skipped):
                     report.checks.append(Check(item.name or rule.NAME, "skipped", item.detail,
                                                rule.CODE, item.path))
+                    to = receivers.get(rule.CODE) if item.unproven is not None else None
+                    if to is not None:
+                        p, rsec = item.unproven, doc_sections(to)
+                        rcfg = config.rule_config(to.CODE, to.NAME)
+                        found = Finding(
+                            path=p.path, line=p.line or 0, code=to.CODE, name=to.NAME,
+                            severity=Severity(rcfg.severity or to.SEVERITY), message=p.message,
+                            why=_first_paragraph(rsec.get("Why it matters", "")), fix=p.fix or fix,
+                            end_line=p.end_line, suggestion=p.suggestion, evidence=tuple(p.evidence))
+                        report.findings.append(found)
+                        causes[id(found)] = ((p.path, p.line, p.end_line), *((q, ln, ln) for q, ln in p.cause))
             if unproven:
                 first = unproven[0]
                 report.checks.append(Check(

@@ -38,9 +38,11 @@ def codes(proc: subprocess.CompletedProcess) -> list[str]:
 @pytest.fixture
 def script_pr(git_repo):
     """A base with a changelog and a config that disables RR409 and makes RR408 blocking; a PR that adds
-    a benchmark script with three script findings (RR407, RR408, RR409) and no changelog entry (RR009)."""
+    a benchmark script with three script findings (RR407, RR408, RR409) and no changelog entry (RR009, made
+    blocking by the config)."""
     git_repo.commit({"perf-changelog.yaml": BASE,
-                     ".github/recipe-review.yml": "rules:\n  RR409: {enabled: false}\n  RR408: {severity: blocking}\n"},
+                     ".github/recipe-review.yml": "rules:\n  RR409: {enabled: false}\n  RR408: {severity: blocking}\n"
+                                                     "  RR009: {severity: blocking}\n"},
                     "base")
     git_repo.commit({SCRIPT: BAD_SCRIPT}, "a new script", branch="feature")
     return git_repo
@@ -269,7 +271,8 @@ def test_dry_run_exits_1_when_it_would_rewrite_and_0_when_nothing_is_left(mispla
 
 
 def test_dry_run_exits_1_on_a_blocking_finding_it_cannot_fix(git_repo):
-    git_repo.commit({"perf-changelog.yaml": BASE}, "base")
+    git_repo.commit({"perf-changelog.yaml": BASE, ".github/recipe-review.yml": "rules:\n  RR009: {severity: blocking}\n"},
+                    "base")  # RR009 is a nit by default: the repository makes it blocking
     git_repo.commit({SCRIPT: BAD_SCRIPT}, "a script without an entry (RR009)", branch="feature")
     git_repo.git("checkout", "-q", "feature")
     proc = fix(git_repo, "--dry-run")

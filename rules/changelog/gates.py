@@ -189,6 +189,9 @@ CONTRACTS = {
     "one-empty-line": re.compile(
         r"(?i)\b(?:exactly\s+)?one\s+(?:empty|blank)\s+line\b[^.]{0,60}\b(?:between|before|after|separat)\w*|"
         r"\bseparat\w+\b[^.]{0,60}\bone\s+(?:empty|blank)\s+line"),
+    "append-only": re.compile(
+        r"(?i)\bappend-only\b|\bnever\b[^.]{0,30}\b(?:delete|modify|edit|rewrite)\w*\b[^.]{0,60}"
+        r"\b(?:entr\w*|whitespace|lines?|history)\b|\bpreserve\s+(?:the\s+)?(?:existing\s+)?(?:whitespace|bytes)\b"),
     "own-pr-link": re.compile(
         r"(?i)\bpr-link\b[^.]{0,80}\b(?:this|the|its\s+own|your)\s+PR(?:'s)?\b|"
         r"\bpr-link\b[^.]{0,60}\b(?:must|should)\b"),
@@ -770,7 +773,8 @@ def note(ctx, d: ChangelogDiff, pr_run: tuple[str, ...] = (), merge: tuple[str, 
     if st is False:
         report = gates_for(ctx, d)
         label = report.conventions.label if report is not None else "this revision"
-        return GateNote(gn.sentence, gn.evidence, None,
+        return GateNote(f"Neither gate rejects this at {label}, and the base's guidance does not write this "
+                        f"convention down.", gn.evidence, None,
                         unproven=(f"neither gate rejects this at {label}, and the base's written guidance "
                                   f"does not state the contract ({contract.removeprefix('the documented contract ').strip('()') or written})"))
     if st:

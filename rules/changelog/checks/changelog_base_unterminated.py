@@ -8,10 +8,10 @@ the merge helper refuses the base itself ("base perf-changelog.yaml does not end
 newline"). Nothing the PR does to its own entry fixes it; the PR only looks broken.
 
 ## When it fires
-The base's changelog lacks its final newline and the head rewrites that last line: an append, or
-a PR that only adds the newline (the gate reports that as a deleted line too: real case #333).
-A PR that edits the changelog elsewhere and leaves the unterminated last line as it is gets
-nothing, since git shows no deletion there.
+The base's changelog lacks its final newline and the PR appends an entry, which rewrites that
+last line. A PR that only adds the missing newline is the remedy (git shows the line as deleted,
+but that is the maintainer's one-byte fix, pushed with `[skip-sweep]`), and one that edits the
+changelog elsewhere leaves the last line as it was: neither gets a finding.
 
 ## Example
     base ends:  …  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/1798⟂   (no newline)
@@ -51,9 +51,11 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             continue
         base = d.base
         last_start = base.rfind(b"\n") + 1
-        tail, head = base[last_start:], d.head or b""
-        if head.endswith(tail) and head[:len(head) - len(tail)][-1:] in (b"", b"\n"):
-            continue  # the base's last line is still the head's last line, unterminated: git shows no deletion
+        if not d.new_entries:
+            # No append to break: a PR that only adds the missing newline is the fix itself (a
+            # maintainer's `[skip-sweep]` commit; judged on #333, #571, #577 and #1815), and one
+            # that edits elsewhere leaves the last line as it was.
+            continue
         last = base[last_start:].decode("utf-8", "replace")
         line = base.count(b"\n") + 1  # the base's last line, which head shares
         n = note(ctx, d, pr_run=("deleted-line", "final-newline"), merge=("file-format",))

@@ -70,12 +70,8 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             gn = note(ctx, d, merge=("entry-changed",),
                       contract="the documented contract (new entries are appended at the end, AGENTS.md)",
                       written="append-at-end")
-            if gn.unproven:
-                yield Skipped(f"{d.path}:{entry.start_line}: an entry above existing ones is not flagged: "
-                              f"{gn.unproven}", path=d.path)
-                continue
             evidence.extend(gn.evidence)
-            yield Problem(
+            problem = Problem(
                 d.path, entry.start_line,
                 gn.on(f"This entry (`{entry.summary}`) is at line {entry.start_line:,} of {d.head_line_count:,}; "
                       f"{count_word(n)} existing {noun} ({named}) {verb} below it."),
@@ -84,6 +80,11 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                      f"to the physical end of the file, after the {last.label} entry, leaving every existing "
                      f"byte and separator unchanged."),
                 evidence=tuple(evidence))
+            if gn.unproven:
+                yield Skipped(f"{d.path}:{entry.start_line}: an entry above existing ones is not flagged here: "
+                              f"{gn.unproven}", path=d.path, unproven=problem)
+                continue
+            yield problem
         if d.new_entries and not d.misplaced:
             first, last = d.new_entries[0], d.new_entries[-1]
             yield Passed(f"{d.path}: {len(d.new_entries)} new entr{'y' if len(d.new_entries) == 1 else 'ies'} "

@@ -52,8 +52,7 @@ from rules.finding import Passed, Problem, Severity, Skipped
 
 CODE = "RR009"
 NAME = "changelog-entry-missing"
-SEVERITY = Severity.BLOCKING
-PROOF = "written:A1"
+SEVERITY = Severity.NIT
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
     changes = benchmark_changes(ctx)

@@ -120,17 +120,18 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                 n = note(ctx, d, merge=("trailing-empty-line", "no-change"),
                          contract="the documented contract (the file ends with exactly one newline)",
                          written="one-final-newline")
-                if n.unproven:
-                    found -= 1
-                    yield Skipped(f"{d.path}: {k} extra blank line(s) at the end are not flagged: {n.unproven}",
-                                  path=d.path)
-                else:
-                    yield Problem(d.path, last, n.on(f"The file ends with {k} extra blank line(s) after "
+                problem = Problem(d.path, last, n.on(f"The file ends with {k} extra blank line(s) after "
                                                      f"`{short(last_text.strip())}`; it must end with exactly one newline."),
                                   end_line=last + k, suggestion=d.head_lines()[last - 1],
                                   fix="Delete the blank lines at the end of the file.",
                                   evidence=(f"file tail after the last line: `{extra.decode('utf-8', 'replace')!r}`",
                                             *n.evidence))
+                if n.unproven:
+                    found -= 1
+                    yield Skipped(f"{d.path}: {k} extra blank line(s) at the end are not flagged here: {n.unproven}",
+                                  path=d.path, unproven=problem)
+                else:
+                    yield problem
         # Entry starts: every new top-level item starts `- config-keys:` at column 0.
         for e in d.new_entries:
             if not e.well_formed_start:

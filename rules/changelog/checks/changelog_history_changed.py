@@ -55,9 +55,14 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
         for c in d.history_changes:
             # An edit or a re-spacing is judged on its own lines; a deletion or a move deletes content.
             lines = (c.line - 1, (c.end_line or c.line) + 1) if c.line is not None and c.kind in _LOCAL else None
-            n = note(ctx, d, *_STAGES.get(c.kind, _STAGES["edited"]), lines=lines)
-            yield Problem(d.path, c.line, n.on(c.message), end_line=c.end_line, fix=c.fix,
-                          suggestion=c.suggestion, evidence=(*c.evidence, *n.evidence))
+            n = note(ctx, d, *_STAGES.get(c.kind, _STAGES["edited"]), lines=lines, written="append-only")
+            problem = Problem(d.path, c.line, n.on(c.message), end_line=c.end_line, fix=c.fix,
+                              suggestion=c.suggestion, evidence=(*c.evidence, *n.evidence))
+            if n.unproven:
+                yield Skipped(f"{d.path}:{c.line}: a history change is not flagged here: {n.unproven}", path=d.path,
+                              unproven=problem)
+                continue
+            yield problem
         if d.skip_reason:
             yield Skipped(f"{d.path}: history not checked: {d.skip_reason}", path=d.path)
             continue

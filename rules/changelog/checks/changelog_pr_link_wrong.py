@@ -65,17 +65,18 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             gn = note(ctx, d, merge=("added-pr-link",), lines=(line, line),
                       contract="the documented contract (the pr-link is this PR's canonical link)",
                       written="own-pr-link")
-            if gn.unproven:
-                yield Skipped(f"{d.path}:{line}: pr-link `{short(link, 120)}` is not flagged: {gn.unproven}",
-                              path=d.path)
-                continue
-            yield Problem(
+            problem = Problem(
                 d.path, line, gn.on(f"pr-link `{short(link, 120)}` is not this PR's link: {v.reason}."),
                 end_line=line, suggestion=suggestion,
                 fix=f"Use `{target}`, or the placeholder `XXX` until the PR number is known.",
                 evidence=(f"entry `{entry.summary}` at line {entry.start_line:,}",
                           f"PR number: {number if number is not None else 'unknown'}; repository: {repo or 'unknown'}",
                           *gn.evidence))
+            if gn.unproven:
+                yield Skipped(f"{d.path}:{line}: pr-link `{short(link, 120)}` is not flagged here: {gn.unproven}",
+                              path=d.path, unproven=problem)
+                continue
+            yield problem
         if ok:
             yield Passed(f"{d.path}: {ok} new pr-link(s) = this PR's canonical link "
                          f"https://github.com/{repo or '<owner>/<repo>'}/pull/{number}", path=d.path)

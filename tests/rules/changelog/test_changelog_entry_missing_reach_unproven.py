@@ -2,7 +2,8 @@
 
 Issue 21: a change to shared harness code that does not touch the command starting the engine or
 the benchmark client (telemetry sampling, eval defaults) cannot be shown to move a benchmark's
-numbers: a nit, not RR009's blocking finding. Edits of that command stay RR009's.
+numbers: RR024. Edits of that command stay RR009's (a nit too since its judged precision as a
+blocking rule was 3 of 10: notes/proof.md).
 """
 import pytest
 
@@ -112,7 +113,7 @@ def test_a_revert_of_a_harness_edit_is_cleanup():
 def test_harness_edit_of_the_client_command_stays_blocking(old, new):
     assert old in LIB
     r = _change(LIB_PATH, LIB, LIB.replace(old, new))
-    assert _codes(r) == [("RR009", True)]
+    assert _codes(r) == [("RR009", False)]
     assert r.findings[0].message.startswith(f"this PR changes the script `{LIB_PATH}`")
     assert any("builds or runs the `benchmark_serving.py` command" in e for e in r.findings[0].evidence)
 
@@ -125,7 +126,7 @@ def test_multi_node_helpers_are_harness_too():
     r = _change(JOB_PATH, JOB, JOB.replace("RDMA devices missing", "RDMA devices missing on $(hostname)"))
     assert _codes(r) == [("RR024", False)]
     r = _change(SERVER_PATH, SERVER, SERVER.replace("MEM_FRACTION=0.8", "MEM_FRACTION=0.85"))
-    assert _codes(r) == [("RR009", True)]  # read by the engine's command
+    assert _codes(r) == [("RR009", False)]  # read by the engine's command
     r = _change(SERVER_PATH, SERVER, SERVER.replace("starting", "launching"))
     assert _codes(r) == [("RR024", False)]
 
@@ -134,7 +135,7 @@ def test_a_benchmark_script_edit_stays_blocking_and_its_comments_do_not_count():
     path = "benchmarks/single_node/fixed_seq_len/m_fp4_b200_vllm.sh"
     script = "#!/bin/bash\n# Serve M on B200.\nvllm serve \"$MODEL\" --max-num-seqs 64 &\nrun_eval --port 8888\n"
     assert _codes(_change(path, script, script.replace("run_eval --port 8888", "run_eval --port 8000"))) == [
-        ("RR009", True)]  # the script a launcher runs is the benchmark: any code edit reaches it
+        ("RR009", False)]  # the script a launcher runs is the benchmark: any code edit reaches it
     assert _change(path, script, script.replace("# Serve M", "# Serve model M")).findings == []
 
 
@@ -150,7 +151,7 @@ def test_a_result_label_change_alone_is_a_nit():
     head = master(ROWS[0], row("dsv4-fp4-b300-vllm", image="vllm/vllm-openai:v0.21.0", extra=router), ROWS[2])
     r = run(ChangeSet(files=(modified(NV, base, head, patch_of(base.decode(), head.decode())),)),
             rules=[rr009, rr010, rr024])
-    assert _codes(r) == [("RR009", True)]
+    assert _codes(r) == [("RR009", False)]
 
 
 def test_a_proven_change_next_to_a_harness_edit_is_rr009s_alone():
@@ -183,7 +184,7 @@ def test_a_benchmark_script_that_only_adds_telemetry_calls_is_a_nit():
     assert r.findings[0].message.startswith(f"this PR changes the script `{ENTRY_PATH}` only where it prints or calls "
                                             "library helpers that start no engine or client")
     assert any("`start_gpu_monitor`" in e for e in r.findings[0].evidence)
-    assert _codes(_entry(head, context=False)) == [("RR009", True)]  # the library unread: nothing is known inert
+    assert _codes(_entry(head, context=False)) == [("RR009", False)]  # the library unread: nothing is known inert
 
 
 @pytest.mark.parametrize("head", [
@@ -192,7 +193,7 @@ def test_a_benchmark_script_that_only_adds_telemetry_calls_is_a_nit():
     ENTRY.replace('"$((CONC * 10))"', '"$((CONC * 5))"'),                  # the client's load
 ], ids=["export", "serve flag", "client load"])
 def test_a_benchmark_script_edit_that_reaches_the_run_stays_blocking(head):
-    assert _codes(_entry(head)) == [("RR009", True)]
+    assert _codes(_entry(head)) == [("RR009", False)]
 
 
 def test_re_spacing_a_line_of_a_benchmark_script_is_no_change():

@@ -22,10 +22,11 @@ STATES = b"# Agents\n\nNew changelog entries must be appended at the end of the 
 
 
 def _review(base, head, rule, guidance: bytes | None):
+    rules = rule if isinstance(rule, list) else [rule]
     cs = dataclasses.replace(changeset(base, head), base_time=APRIL, base_tip_time=APRIL)
     if guidance is not None:
         cs = dataclasses.replace(cs, base_context={"AGENTS.md": guidance}, base_probed=frozenset({"AGENTS.md"}))
-    return run(cs, rules=[rule])
+    return run(cs, rules=rules)
 
 
 def test_an_insertion_before_the_written_rule_is_skipped_with_the_reason():
