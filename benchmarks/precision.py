@@ -5,8 +5,9 @@
 
 Reviews the head of every pull request in `../shared/inferencex/ix-dev.bundle`
 (`refs/pull/<N>/head`) and every `reviewed_commit` of `review-findings-dev.jsonl`, each exactly as
-`recipe-review check --repo DIR --base MAIN@COMMIT-TIME --head COMMIT --pr-number N --format json`
-would (merge-base with main), in-process, in `--jobs` workers, with `benchmarks/real_reviews.py`'s
+`recipe-review check --repo DIR --base BASE --head COMMIT --pr-number N --format json`, BASE being the
+PR's recorded base commit (else main as of the commit's time: `real_reviews.base_at`),
+would (merge-base with that base), in-process, in `--jobs` workers, with `benchmarks/real_reviews.py`'s
 per-commit cache (keyed by a hash of the review code).
 
 Then, per rule:

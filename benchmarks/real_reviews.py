@@ -557,12 +557,39 @@ def added_lines(repo: Path, queries: Iterable[tuple[str, str]]) -> dict[tuple[st
     return out
 
 
-def base_at(repo: str, commit: str) -> str:
-    """`main` as it was when `commit` was made: the last commit of `refs/heads/main` committed no
-    later than it (the bundle's main tip when none is). A PR is reviewed against the main it was
-    pushed against: its merge base is the same as with today's main, but the base tip (whose
-    tooling the PR-run check runs, `ChangeSet.base_tip_time`) is the contemporary one, not the
-    bundle's July-2026 tip, whose gates did not exist when the PR was pushed."""
+_RECORDED_BASES: dict[int, str] | None = None
+
+
+def recorded_bases(path: Path | None = None) -> dict[int, str]:
+    """PR number → the base commit GitHub reported for it (`base` of `prs-dev.jsonl.xz`): the tip of
+    the branch the PR targeted, which is an integration branch for some PRs, not main."""
+    global _RECORDED_BASES
+    if _RECORDED_BASES is None:
+        import lzma
+
+        path = path or DEFAULT_BUNDLE.parent / "prs-dev.jsonl.xz"
+        out: dict[int, str] = {}
+        if path.exists():
+            with lzma.open(path, "rt", encoding="utf-8") as fh:
+                for line in fh:
+                    rec = json.loads(line)
+                    if rec.get("base"):
+                        out[int(rec["number"])] = rec["base"]
+        _RECORDED_BASES = out
+    return _RECORDED_BASES
+
+
+def base_at(repo: str, commit: str, pr: int | None = None) -> str:
+    """The base a commit of PR `pr` is reviewed against. The PR's recorded base commit when the
+    bundle has it (the branch it really targeted, at the time); else `main` as it was when
+    `commit` was made: the last commit of `refs/heads/main` committed no later than it (the
+    bundle's main tip when none is). Either way the base tip (whose tooling the PR-run check runs,
+    `ChangeSet.base_tip_time`) is the contemporary one, not the bundle's July-2026 tip, whose
+    gates did not exist when the PR was pushed."""
+    recorded = recorded_bases().get(pr) if pr is not None else None
+    if recorded and subprocess.run(["git", "-C", str(repo), "cat-file", "-e", f"{recorded}^{{commit}}"],
+                                   capture_output=True).returncode == 0:
+        return recorded
     ct = subprocess.run(["git", "-C", str(repo), "show", "-s", "--format=%ct", commit],
                         capture_output=True, text=True).stdout.strip()
     if ct:
@@ -574,7 +601,7 @@ def base_at(repo: str, commit: str) -> str:
 
 
 def review(repo: str, commit: str, pr: int) -> dict:
-    """What `recipe-review check --repo REPO --base $(base_at REPO COMMIT) --head COMMIT --pr-number PR
+    """What `recipe-review check --repo REPO --base $(base_at REPO COMMIT PR) --head COMMIT --pr-number PR
     --format json` prints, minus `checks` (not scored): {"findings": [...]} (+ "config_errors"),
     or {"error": message} when the review could not run."""
     from bot.cli import _load_repo_config
@@ -582,7 +609,7 @@ def review(repo: str, commit: str, pr: int) -> dict:
     from rules.engine import run
 
     try:
-        base = base_at(repo, commit)
+        base = base_at(repo, commit, pr)
         config, config_errors = _load_repo_config(config_at(Path(repo), base))
         changeset = changeset_from_git(Path(repo), base, commit, pr, paths=config.paths, config=config)
         report = run(changeset, config)
