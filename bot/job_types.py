@@ -20,7 +20,7 @@ import dataclasses
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, ClassVar, Union
+from typing import Any, ClassVar
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -125,7 +125,7 @@ class OtherJob(Job):
         return out
 
 
-AnyJob = Union[ReviewJob, CommandJob, RerequestJob, OtherJob]
+AnyJob = ReviewJob | CommandJob | RerequestJob | OtherJob
 KINDS: dict[str, type[Job]] = {c.KIND: c for c in (ReviewJob, CommandJob, RerequestJob)}
 _COMMON = ("repo", "number", "delivery_id", "installation_id", "attempt")
 
