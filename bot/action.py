@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot import output
+from bot.job_types import Job
 
 log = logging.getLogger(__name__)
 
@@ -172,20 +173,20 @@ def run(inputs: Inputs, env, port=None) -> Result:
     if not jobs:
         say(f"nothing to do for `{event}` (action `{action}`): no review is due and no command was given")
         return res
-    pending: deque[dict] = deque(jobs)
+    pending: deque[Job] = deque(jobs)
     deps = Deps(settings, lambda _inst: port, pending.append, max_attempts=1,
                 labels_start_workflows=bool(inputs.app_token), config_path=inputs.config)
     done = 0
     while pending and done < MAX_JOBS:
         job = pending.popleft()
         done += 1
-        if job["kind"] == "command" and inputs.dry_run:
+        if job.kind == "command" and inputs.dry_run:
             say(f"dry run: the command comment {job.get('comment_id')} is not answered")
             continue
         try:
             out = execute(job, deps)
         except Exception as err:  # noqa: BLE001 - one failed job is logged; the step stays neutral
-            say(f"the {job['kind']} job failed: {err} (the check run says so on the PR when it could be written)",
+            say(f"the {job.kind} job failed: {err} (the check run says so on the PR when it could be written)",
                 "warning")
             res.result = "error"
             continue
@@ -199,11 +200,11 @@ def run(inputs: Inputs, env, port=None) -> Result:
     return res
 
 
-def _report(job: dict, out, res: Result) -> None:
+def _report(job: Job, out, res: Result) -> None:
     from bot.handlers.review import Outcome
 
     if not isinstance(out, Outcome):
-        if job["kind"] == "command" and out:
+        if job.kind == "command" and out:
             res.lines.append("**Commands:** " + ", ".join(f"`{x}`" for x in out))
             res.result = res.result if res.result in ("reviewed", "read-only") else "commands"
         return

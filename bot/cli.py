@@ -271,7 +271,8 @@ def _register_extras() -> None:
 
     if _EXTRA_COMMANDS:  # main() may run more than once in a process (tests)
         return
-    for mod in ("bot.serve_cli", "bot.register", "fakegithub.cli", "bot.demo", "bot.docs", "bot.action", "bot.hooks"):
+    for mod in ("bot.serve_cli", "bot.register", "fakegithub.cli", "bot.demo", "bot.docs", "bot.action", "bot.hooks",
+                "bot.new_rule"):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as err:

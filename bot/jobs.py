@@ -9,14 +9,16 @@ attempt), its `recipe-review` check run is concluded `neutral` with the reason a
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from bot import lifecycle, metrics
 from bot.github import GitHubError, GitHubPort, PyGithubPort, client_for
 from bot.handlers import review as review_handler
+from bot.job_types import AnyJob, Job, OtherJob, RerequestJob, ReviewJob, as_job
 from bot.queue import MAX_ATTEMPTS
 from bot.settings import Settings
 
@@ -29,7 +31,7 @@ class Deps:
 
     settings: Settings
     port_for: Callable[[int | None], GitHubPort]
-    submit: Callable[[dict], None] | None = None  # to enqueue follow-up jobs
+    submit: Callable[[Job], None] | None = None  # to enqueue follow-up jobs
     max_attempts: int = MAX_ATTEMPTS  # the queue's attempts per job: the last one reports a failure
     # Whether labels the bot sets start other workflows (`labeled`). Not with a workflow's
     # GITHUB_TOKEN (GitHub starts no workflow for events it causes): `/sweep` then says so instead.
@@ -42,21 +44,23 @@ class Deps:
         return cls(settings, lambda inst: PyGithubPort(client_for(settings, inst)), submit, store)
 
 
-def review_job(d: dict) -> review_handler.ReviewJob:
-    return review_handler.ReviewJob(repo=d["repo"], number=int(d["number"]), head_sha=d["head_sha"],
-                                    base_sha=d["base_sha"], action=d.get("action", "synchronize"),
-                                    installation_id=d.get("installation_id"), delivery_id=d.get("delivery_id", ""),
-                                    force=bool(d.get("force")), added_label=d.get("added_label"),
-                                    config_path=d.get("config_path") or "")
+def review_job(job: ReviewJob | Mapping) -> review_handler.ReviewJob:
+    """What the review handler needs of a queued review job."""
+    d = as_job(job)
+    if not isinstance(d, ReviewJob):
+        raise ValueError(f"not a review job: {getattr(d, 'problem', '') or d.kind}")
+    return review_handler.ReviewJob(repo=d.repo, number=d.number, head_sha=d.head_sha, base_sha=d.base_sha,
+                                    action=d.action, installation_id=d.installation_id, delivery_id=d.delivery_id,
+                                    force=d.force, added_label=d.added_label, config_path=d.config_path)
 
 
 def not_retryable(err: BaseException) -> bool:
     return isinstance(err, GitHubError) and (err.permanent or err.forbidden)
 
 
-def _ours(job: dict, settings: Settings) -> bool:
+def _ours(job: AnyJob, settings: Settings) -> bool:
     """A check run / suite event names the App that owns it; only our own re-runs are ours to serve."""
-    app_id, slug = job.get("app_id"), job.get("app_slug")
+    app_id, slug = getattr(job, "app_id", None), getattr(job, "app_slug", None)
     if settings.github_app_id is not None and app_id is not None:
         return app_id == settings.github_app_id
     if slug is not None:
@@ -64,11 +68,12 @@ def _ours(job: dict, settings: Settings) -> bool:
     return True  # token auth and a payload without the app's slug: nothing to tell it by
 
 
-def execute(job: dict, deps: Deps) -> object:
-    """Run one job; raises on a failure worth retrying so the queue can retry it."""
+def execute(job: Job | Mapping, deps: Deps) -> object:
+    """Run one job (typed, or a queued payload); raises on a failure worth retrying so the queue can retry it."""
     start = time.monotonic()
-    kind = job["kind"]
-    extra = {"delivery_id": job.get("delivery_id"), "repo": job.get("repo"), "pr": job.get("number"),
+    job = as_job(job)
+    kind = job.kind
+    extra = {"delivery_id": job.delivery_id, "repo": job.repo, "pr": job.number,
              "head_sha": job.get("head_sha"), "job": kind}
     status = "error"
     port = None
@@ -77,8 +82,12 @@ def execute(job: dict, deps: Deps) -> object:
             status = "ignored"
             log.info("check event of another app (%s): ignored", job.get("app_slug") or job.get("app_id"), extra=extra)
             return None
-        port = deps.port_for(job.get("installation_id"))
-        if kind == "review":
+        if isinstance(job, OtherJob):
+            status = "unknown"
+            log.error("job not run: %s", job.problem, extra=extra)
+            return None
+        port = deps.port_for(job.installation_id)
+        if isinstance(job, ReviewJob):
             out = _review(port, job, deps, extra)
             status = out.status
             return out
@@ -103,16 +112,16 @@ def execute(job: dict, deps: Deps) -> object:
         log.info("job finished", extra=extra)
 
 
-def _review(port: GitHubPort, job: dict, deps: Deps, extra: dict) -> review_handler.Outcome:
-    if deps.config_path and not job.get("config_path"):
-        job = dict(job, config_path=deps.config_path)
+def _review(port: GitHubPort, job: ReviewJob, deps: Deps, extra: dict) -> review_handler.Outcome:
+    if deps.config_path and not job.config_path:
+        job = dataclasses.replace(job, config_path=deps.config_path)
     try:
         out = review_handler.review(port, review_job(job), deps.settings.bot_login, deps.settings.dry_run)
     except Exception as err:
         permanent = not_retryable(err)
-        if (permanent or int(job.get("attempt", 0)) + 1 >= deps.max_attempts) and not deps.settings.dry_run:
+        if (permanent or job.attempt + 1 >= deps.max_attempts) and not deps.settings.dry_run:
             reason = str(err) if isinstance(err, GitHubError) else f"an internal error ({type(err).__name__})"
-            done = lifecycle.conclude_failed(port, job["repo"], job["head_sha"], reason)
+            done = lifecycle.conclude_failed(port, job.repo, job.head_sha, reason)
             log.error("review failed for good: %s; %s", err, done, extra=extra)
         if permanent:  # not retried: the outcome says why
             return review_handler.Outcome("failed", str(err))
@@ -121,10 +130,10 @@ def _review(port: GitHubPort, job: dict, deps: Deps, extra: dict) -> review_hand
         for f in out.report.findings:
             metrics.FINDINGS.labels(f.code, f.severity.value).inc()
     if out.status == "forbidden" and not deps.settings.dry_run:
-        done = lifecycle.conclude_failed(port, job["repo"], job["head_sha"], out.reason)
+        done = lifecycle.conclude_failed(port, job.repo, job.head_sha, out.reason)
         log.error("review computed but not written, the token may not write: %s; %s", out.reason, done, extra=extra)
     if out.status == "dropped" and out.followup is not None and deps.submit is not None:
-        deps.submit(dict(job, head_sha=out.followup[0], base_sha=out.followup[1], attempt=0))
+        deps.submit(dataclasses.replace(job, head_sha=out.followup[0], base_sha=out.followup[1], attempt=0))
     after = getattr(deps, "after_review", None)
     if after is not None:
         after(port, job, out)
@@ -140,16 +149,16 @@ def _command(port, job, deps):
     return commands.handle(port, job, deps)
 
 
-def _rerequest(port: GitHubPort, job: dict, deps: Deps) -> list[dict]:
+def _rerequest(port: GitHubPort, job: RerequestJob, deps: Deps) -> list[ReviewJob]:
     """A Re-run of a head whose PR the event did not name (a fork PR): find its open PRs, review each."""
     jobs = []
-    for pull in port.pulls_for_commit(job["repo"], job["head_sha"]):
-        jobs.append({"kind": "review", "repo": job["repo"], "number": pull.number, "head_sha": job["head_sha"],
-                     "base_sha": pull.base_sha, "action": "synchronize", "force": True,
-                     "installation_id": job.get("installation_id"), "delivery_id": job.get("delivery_id", "")})
+    for pull in port.pulls_for_commit(job.repo, job.head_sha):
+        jobs.append(ReviewJob(repo=job.repo, number=pull.number, head_sha=job.head_sha, base_sha=pull.base_sha,
+                              action="synchronize", force=True, installation_id=job.installation_id,
+                              delivery_id=job.delivery_id))
     if not jobs:
-        log.info("re-run of %s: no open pull request has it as head", job["head_sha"][:7],
-                 extra={"repo": job["repo"], "head_sha": job["head_sha"]})
+        log.info("re-run of %s: no open pull request has it as head", job.head_sha[:7],
+                 extra={"repo": job.repo, "head_sha": job.head_sha})
     for j in jobs:
         if deps.submit is not None:
             deps.submit(j)

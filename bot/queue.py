@@ -5,10 +5,12 @@
   pending slot where a burst of `synchronize` events collapses to the newest head.
 - `RQQueue` (QUEUE=rq): jobs go to Redis and `recipe-review worker` processes run them (bot/rq_mode.py).
 
-Jobs are JSON-able dicts: {"kind": "review"|"labels"|"command", "repo", "number", ...}.
+Jobs are typed and frozen (`bot.job_types`); `submit` also takes a job's payload dict (what an
+older version queued) and reads it into a typed job. The executor is handed the typed job.
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import sys
@@ -18,6 +20,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from bot import metrics
+from bot.job_types import AnyJob, Job, as_job, merged, slot_kind
 
 log = logging.getLogger(__name__)
 
@@ -38,24 +41,17 @@ def _lower_priority() -> None:
         pass
 
 
-def job_key(job: dict) -> str:
+def job_key(job) -> str:
     return f"{job['repo']}#{job['number']}"
 
 
-def merge_jobs(old: dict, new: dict) -> dict:
-    """Collapse two pending jobs of one kind for one PR into the one worth running."""
-    if new["kind"] != "review":
-        return new
-    merged = dict(new)
-    # The newest head wins, but an `opened` (welcome comment) or a forced review is never forgotten.
-    if old.get("action") == "opened" or new.get("action") == "opened":
-        merged["action"] = "opened"
-    merged["force"] = bool(old.get("force") or new.get("force"))
-    return merged
+def merge_jobs(old, new) -> AnyJob:
+    """Collapse two pending jobs (typed or payloads) of one kind for one PR into the one worth running."""
+    return merged(as_job(old), as_job(new))
 
 
 class JobQueue(Protocol):
-    def submit(self, job: dict) -> None: ...
+    def submit(self, job: Job | dict) -> None: ...
     def depth(self) -> int: ...
     def close(self) -> None: ...
 
@@ -63,11 +59,11 @@ class JobQueue(Protocol):
 class ThreadQueue:
     """In-process workers with per-PR exclusivity and coalescing (see module docstring)."""
 
-    def __init__(self, execute: Callable[[dict], None], workers: int = 4, retry_delays=RETRY_DELAYS_S):
+    def __init__(self, execute: Callable[[AnyJob], None], workers: int = 4, retry_delays=RETRY_DELAYS_S):
         self._execute = execute
         sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_INTERVAL_S))
         self._cv = threading.Condition()
-        self._pending: dict[str, dict[str, dict]] = {}  # pr key -> kind -> job (insertion ordered)
+        self._pending: dict[str, dict[str, AnyJob]] = {}  # pr key -> kind -> job (insertion ordered)
         self._running: set[str] = set()
         self._closed = False
         self._retry_delays = retry_delays
@@ -77,12 +73,13 @@ class ThreadQueue:
         for t in self._threads:
             t.start()
 
-    def submit(self, job: dict) -> None:
-        key = job_key(job)
+    def submit(self, job: Job | dict) -> None:
+        job = as_job(job)
+        key = job.pr_key
         with self._cv:
             slot = self._pending.setdefault(key, {})
-            kind = job["kind"] if job["kind"] != "command" else f"command:{job.get('comment_id')}"
-            slot[kind] = merge_jobs(slot[kind], job) if kind in slot else job
+            kind = slot_kind(job)
+            slot[kind] = merged(slot[kind], job) if kind in slot else job
             metrics.QUEUE_DEPTH.set(self._depth())
             self._cv.notify()
 
@@ -93,7 +90,7 @@ class ThreadQueue:
         with self._cv:
             return self._depth()
 
-    def _take(self) -> tuple[str, list[dict]] | None:
+    def _take(self) -> tuple[str, list[AnyJob]] | None:
         for key in self._pending:
             if key not in self._running:
                 jobs = list(self._pending.pop(key).values())
@@ -121,30 +118,30 @@ class ThreadQueue:
                     self._running.discard(key)
                     self._cv.notify_all()
 
-    def _run_one(self, job: dict) -> None:
+    def _run_one(self, job: AnyJob) -> None:
         try:
             self._execute(job)
         except Exception:
-            attempt = job.get("attempt", 0) + 1
+            attempt = job.attempt + 1
             if attempt >= MAX_ATTEMPTS:
                 log.exception("job failed for good after %d attempts", attempt,
-                              extra={"repo": job.get("repo"), "pr": job.get("number"), "job": job.get("kind")})
+                              extra={"repo": job.repo, "pr": job.number, "job": job.kind})
                 return
             delay = self._retry_delays[min(attempt - 1, len(self._retry_delays) - 1)]
             log.warning("job failed (attempt %d), retrying in %ss", attempt, delay, exc_info=True,
-                        extra={"repo": job.get("repo"), "pr": job.get("number"), "job": job.get("kind")})
-            retry = dict(job, attempt=attempt)
+                        extra={"repo": job.repo, "pr": job.number, "job": job.kind})
+            retry = dataclasses.replace(job, attempt=attempt)
             timer = threading.Timer(delay, self._resubmit, args=(retry,))
             timer.daemon = True
             with self._cv:
                 self._timers.add(timer)
             timer.start()
 
-    def _resubmit(self, job: dict) -> None:
+    def _resubmit(self, job: AnyJob) -> None:
         with self._cv:
             self._timers = {t for t in self._timers if t.is_alive() and t is not threading.current_thread()}
-            pending = self._pending.get(job_key(job), {})
-            if job["kind"] in pending:  # a newer job for this PR supersedes the retry
+            pending = self._pending.get(job.pr_key, {})
+            if slot_kind(job) in pending:  # a newer job for this PR supersedes the retry
                 return
         self.submit(job)
 

@@ -4,6 +4,7 @@ The webhook side and the job code are the same as in threads mode; only the queu
 change. Redis holds, per PR (`owner/repo#N`):
 
     recipe-review:pending:<pr>   hash kind -> {"seq", "job"}   newest job per kind, merged (bot.queue.merge_jobs)
+                                                              ("job" is the job's payload, bot.job_types)
     recipe-review:inflight:<pr>  hash kind -> {"seq", "job"}   taken by the lock holder, not finished yet
     recipe-review:lock:<pr>      redis-py Lock with a TTL, renewed by a heartbeat while its holder runs
     recipe-review:drain:<pr>     "a drain job is queued" marker, so a burst enqueues one RQ job, not fifty
@@ -29,6 +30,7 @@ Redis connection reset).
 """
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import logging
@@ -46,7 +48,8 @@ from rq import Queue, Retry, SimpleWorker
 from rq.serializers import JSONSerializer
 
 from bot import logs, metrics
-from bot.queue import MAX_ATTEMPTS, RETRY_DELAYS_S, job_key, merge_jobs
+from bot.job_types import AnyJob, Job, as_job, merged, slot_kind
+from bot.queue import MAX_ATTEMPTS, RETRY_DELAYS_S
 from bot.settings import Settings
 from bot.store import RedisStore
 
@@ -98,11 +101,6 @@ class Keys:
         return f"{self.prefix}:seq"
 
 
-def slot_kind(job: dict) -> str:
-    """Jobs of one kind for one PR share a slot; every command comment gets its own."""
-    return job["kind"] if job["kind"] != "command" else f"command:{job.get('comment_id')}"
-
-
 def connect(url: str) -> redis.Redis:
     return redis.Redis.from_url(url, health_check_interval=30, socket_connect_timeout=5)
 
@@ -145,8 +143,9 @@ class RQQueue:
         self.rq = rq_queue(self.r, queue_name)
         self.tuning = tuning or RQTuning()
 
-    def submit(self, job: dict) -> None:
-        pr, kind = job_key(job), slot_kind(job)
+    def submit(self, job: Job | dict) -> None:
+        job = as_job(job)
+        pr, kind = job.pr_key, slot_kind(job)
         key = self.keys.pending(pr)
         with self.r.pipeline() as p:
             while True:
@@ -154,10 +153,10 @@ class RQQueue:
                     p.watch(key)
                     old = p.hget(key, kind)
                     if old is None:
-                        env = {"seq": int(self.r.incr(self.keys.seq)), "job": job}
+                        env = {"seq": int(self.r.incr(self.keys.seq)), "job": job.to_payload()}
                     else:
                         prev = json.loads(old)
-                        env = {"seq": prev["seq"], "job": merge_jobs(prev["job"], job)}
+                        env = {"seq": prev["seq"], "job": merged(as_job(prev["job"]), job).to_payload()}
                     p.multi()
                     p.hset(key, kind, json.dumps(env, sort_keys=True))
                     p.sadd(self.keys.active, pr)
@@ -239,7 +238,7 @@ class _Heartbeat(threading.Thread):
 class Drainer:
     """Runs the jobs of one PR while holding its lock (runs inside an RQ worker)."""
 
-    def __init__(self, conn: redis.Redis, execute: Callable[[dict], object], tuning: RQTuning,
+    def __init__(self, conn: redis.Redis, execute: Callable[[AnyJob], object], tuning: RQTuning,
                  prefix: str = PREFIX):
         self.r, self.execute, self.tuning, self.keys = conn, execute, tuning, Keys(prefix)
         self._take_script = conn.register_script(_TAKE)
@@ -282,7 +281,8 @@ class Drainer:
         for k, raw in pending.items():
             kind, env = k.decode(), json.loads(raw)
             if kind in slots:  # left by a dead or failed run: the newer job absorbs it
-                env = {"seq": slots[kind]["seq"], "job": merge_jobs(slots[kind]["job"], env["job"])}
+                env = {"seq": slots[kind]["seq"],
+                       "job": merged(as_job(slots[kind]["job"]), as_job(env["job"])).to_payload()}
             slots[kind] = env
             args += [kind, raw, json.dumps(env, sort_keys=True)]
         if args:
@@ -296,13 +296,13 @@ class Drainer:
             if not taken:
                 return None
             for kind, env in taken:
-                job = env["job"]
+                job = as_job(env["job"])
                 try:
                     self.execute(job)
                 except Exception:
-                    attempt = int(job.get("attempt", 0)) + 1
-                    extra = {"repo": job.get("repo"), "pr": job.get("number"), "job": job.get("kind"),
-                             "delivery_id": job.get("delivery_id"), "head_sha": job.get("head_sha")}
+                    attempt = job.attempt + 1
+                    extra = {"repo": job.repo, "pr": job.number, "job": job.kind,
+                             "delivery_id": job.delivery_id, "head_sha": job.get("head_sha")}
                     if attempt >= MAX_ATTEMPTS:
                         log.exception("job failed for good after %d attempts", attempt, extra=extra)
                         self.r.hdel(self.keys.inflight(pr), kind)
@@ -311,7 +311,7 @@ class Drainer:
                     delay = delays[min(attempt - 1, len(delays) - 1)]
                     log.warning("job failed (attempt %d), retrying in %ss", attempt, delay, exc_info=True,
                                 extra=extra)
-                    env = dict(env, job=dict(job, attempt=attempt))
+                    env = dict(env, job=dataclasses.replace(job, attempt=attempt).to_payload())
                     self.r.hset(self.keys.inflight(pr), kind, json.dumps(env, sort_keys=True))
                     return delay
                 self.r.hdel(self.keys.inflight(pr), kind)
@@ -381,7 +381,7 @@ def worker_queue() -> RQQueue:
     return worker_context().queue
 
 
-def rq_execute(job: dict) -> object:
+def rq_execute(job: AnyJob) -> object:
     """Run one bot job (the default executor of a drain): bot.jobs.execute with Deps from settings."""
     global _DEPS
     from bot.jobs import Deps, execute

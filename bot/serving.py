@@ -12,7 +12,9 @@ class BackgroundServer:
         self._server.daemon_threads = True
         self.port = self._server.server_port
         self.url = f"http://{host}:{self.port}"
-        self._thread = threading.Thread(target=self._server.serve_forever, name=f"http-{self.port}", daemon=True)
+        # A short poll: `stop()` returns within one interval (the default 0.5 s adds up over a test suite).
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name=f"http-{self.port}", daemon=True)
 
     def start(self) -> "BackgroundServer":
         self._thread.start()

@@ -7,6 +7,7 @@ an event or action we do not handle answers 202 "ignored"; a delivery id seen be
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -15,6 +16,7 @@ import logging
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from bot import metrics
+from bot.job_types import CommandJob, Job, ReviewJob
 from bot.handlers.events import PayloadError
 
 log = logging.getLogger(__name__)
@@ -43,21 +45,23 @@ def _answer(status: int, event: str, outcome: str, **extra) -> Response:
     return resp
 
 
-def _track_head(store, job: dict) -> None:
+def _track_head(store, job: Job) -> Job:
     """Remember each PR's newest announced head; give a command the head its author could see.
 
-    Issue comments carry no head SHA, so a command job gets the head of the last `pull_request`
-    event; `/fix` refuses when the PR's head is no longer that one (it moved since the command).
+    Issue comments carry no head SHA, so a command job gets (as a new copy) the head of the last
+    `pull_request` event; `/fix` refuses when the PR's head is no longer that one (it moved since
+    the command).
     """
-    if job.get("kind") == "review" and job.get("head_sha"):
-        store.set_head(job["repo"], job["number"], job["head_sha"])
-    elif job.get("kind") == "command":
-        if job.get("head_sha"):
-            store.set_head(job["repo"], job["number"], job["head_sha"])
+    if isinstance(job, ReviewJob) and job.head_sha:
+        store.set_head(job.repo, job.number, job.head_sha)
+    elif isinstance(job, CommandJob):
+        if job.head_sha:
+            store.set_head(job.repo, job.number, job.head_sha)
         else:
-            known = store.head(job["repo"], job["number"])
+            known = store.head(job.repo, job.number)
             if known:
-                job["head_sha"] = known
+                return dataclasses.replace(job, head_sha=known)
+    return job
 
 
 def _track_self_push(store, payload: dict) -> None:
@@ -112,7 +116,6 @@ def webhook() -> Response:
         log.info("duplicate delivery", extra=extra)
         return _answer(200, event, "duplicate")
     for job in jobs:
-        _track_head(bot.store, job)
-        bot.queue.submit(job)
+        bot.queue.submit(_track_head(bot.store, job))
     log.info("accepted %d job(s)", len(jobs), extra=extra)
     return _answer(202, event, "queued", jobs=len(jobs))

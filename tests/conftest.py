@@ -43,6 +43,42 @@ def _enable_github_contract() -> None:
 
 _enable_github_contract()
 
+# The fast lane is `pytest -m "not shared and not slow"` (README, "Tests"): these modules are `slow`
+# as a whole, each for its reason; `tests/bot/test_*_e2e.py` are too (the fake GitHub over HTTP).
+# A single slow test elsewhere carries `@pytest.mark.slow` itself. CI runs everything.
+SLOW_MODULES = {
+    "tests/scaleout": "a redis-server and `recipe-review worker` processes",
+    "tests/fakegithub": "the fake GitHub served over real HTTP",
+    "tests/fuzz": "hypothesis: many examples per test",
+    "tests/test_image.py": "the container image's environment, built and started",
+    "tests/test_cli_check.py": "real git repositories and a CLI process per test",
+    "tests/test_cli_conventions.py": "real git repositories and a CLI process per test",
+    "tests/test_cli_fix.py": "real git repositories and a CLI process per test",
+    "tests/bot/test_startup_settings.py": "a `serve` or `worker` process per test",
+    "tests/bot/test_github_graphql_contract.py": "every GraphQL document against GitHub's schema",
+    "tests/test_real_reviews_scoring.py": "a worker pool over a scratch repository",
+    "tests/bot/test_real_payloads.py": "recorded webhook payloads reviewed through the fake GitHub",
+}
+
+
+def _slow_reason(rel: str) -> str | None:
+    for prefix, why in SLOW_MODULES.items():
+        if rel == prefix or rel.startswith(prefix + "/"):
+            return why
+    if rel.startswith("tests/bot/") and rel.endswith("_e2e.py"):
+        return "the fake GitHub served over real HTTP"
+    return None
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    for item in items:
+        try:
+            rel = Path(str(item.fspath)).resolve().relative_to(ROOT).as_posix()
+        except ValueError:
+            continue
+        if _slow_reason(rel) is not None:
+            item.add_marker(pytest.mark.slow)
+
 GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "Test Author", "GIT_AUTHOR_EMAIL": "author@example.com",
            "GIT_COMMITTER_NAME": "Test Author", "GIT_COMMITTER_EMAIL": "author@example.com"}
 

@@ -13,6 +13,8 @@ import time
 from bot import commands, render, sweep
 from bot.github import GitHubError, GitHubPort, Snapshot
 from bot.handlers.review import CONFIG_PATH, Outcome, ReviewJob, fetch, ignores_of, load_repo_config
+from bot.job_types import CommandJob
+from bot.job_types import ReviewJob as QueuedReview
 from bot.reconcile import plan_labels
 from rules.engine import doc_sections
 from rules.registry import by_code
@@ -44,36 +46,36 @@ def reply_marker(comment_id: int, line: int) -> str:
 
 
 class CommandRun:
-    def __init__(self, port: GitHubPort, job: dict, deps, snap: Snapshot):
+    def __init__(self, port: GitHubPort, job: CommandJob, deps, snap: Snapshot):
         self.port, self.job, self.deps, self.snap = port, job, deps, snap
-        self.repo, self.number = job["repo"], job["number"]
+        self.repo, self.number = job.repo, job.number
         self.me = deps.settings.bot_login.removesuffix("[bot]")
 
     def react(self, content: str) -> None:
-        if self.job["comment_kind"] in ("issue", "review"):
+        if self.job.comment_kind in ("issue", "review"):
             try:
-                self.port.add_reaction(self.repo, self.job["comment_kind"], self.job["comment_id"], content)
+                self.port.add_reaction(self.repo, self.job.comment_kind, self.job.comment_id, content)
             except GitHubError as err:
                 if err.status != 404:
                     raise
                 # The comment was deleted before the job ran: the command still runs, unacknowledged.
-                log.info("comment %s is gone; not reacting %s", self.job["comment_id"], content,
+                log.info("comment %s is gone; not reacting %s", self.job.comment_id, content,
                          extra={"repo": self.repo, "pr": self.number})
 
     def reply(self, cmd: commands.Command, text: str) -> None:
-        marker = reply_marker(self.job["comment_id"], cmd.line)
+        marker = reply_marker(self.job.comment_id, cmd.line)
         if any(marker in c.body for c in self.snap.issue_comments if c.author == self.me):
             return  # answered already (a redelivery or a retried job)
-        who = self.job["author"]
+        who = self.job.author
         self.port.create_issue_comment(self.repo, self.number, f"@{who} `/{cmd.name}`: {text}\n\n{marker}")
 
 
-def handle(port: GitHubPort, job: dict, deps) -> list[str]:
+def handle(port: GitHubPort, job: CommandJob, deps) -> list[str]:
     """Run every command of one comment; returns what was done (for logs and tests)."""
-    cmds = commands.parse(job["body"])
+    cmds = commands.parse(job.body)
     if not cmds:
         return []
-    snap = port.snapshot(job["repo"], job["number"], [], [])
+    snap = port.snapshot(job.repo, job.number, [], [])
     run = CommandRun(port, job, deps, snap)
     done = []
     for cmd in cmds:
@@ -89,8 +91,8 @@ def _one(run: CommandRun, cmd: commands.Command) -> str:
         return f"unknown {cmd.name}"
     spec = cmd.spec
     if spec.min_role != "read":
-        role = role_of(run.port, run.repo, run.job["author"])
-        author = spec.author_may and run.job["author"].lower() == run.snap.pull.author.lower()
+        role = role_of(run.port, run.repo, run.job.author)
+        author = spec.author_may and run.job.author.lower() == run.snap.pull.author.lower()
         if commands.level(role) < commands.level(spec.min_role) and not author:
             run.reply(cmd, f"not run: it needs `{spec.min_role}` permission on this repository, and you have "
                            f"`{role}`.")
@@ -121,9 +123,9 @@ def _config(run: CommandRun):
 
 def do_review(run: CommandRun, cmd) -> str | None:
     pull = run.snap.pull
-    run.deps.submit({"kind": "review", "repo": run.repo, "number": run.number, "head_sha": pull.head_sha,
-                     "base_sha": pull.base_sha, "action": "synchronize", "force": True,
-                     "installation_id": run.job.get("installation_id"), "delivery_id": run.job.get("delivery_id")})
+    run.deps.submit(QueuedReview(repo=run.repo, number=run.number, head_sha=pull.head_sha, base_sha=pull.base_sha,
+                                 action="synchronize", force=True, installation_id=run.job.installation_id,
+                                 delivery_id=run.job.delivery_id))
     return None
 
 
@@ -199,7 +201,7 @@ def do_reuse(run: CommandRun, cmd) -> str | None:
     if not any(marker in c.body for c in run.snap.issue_comments if c.author == run.me):
         run.port.create_issue_comment(run.repo, run.number, (
             f"♻️ Sweep run [{chosen['id']}]({chosen.get('html_url', '')}) (success, head `{head[:7]}`, "
-            f"`{prim[0]}`) will be reused at merge, as @{run.job['author']} asked.\n\n{marker}"))
+            f"`{prim[0]}`) will be reused at merge, as @{run.job.author} asked.\n\n{marker}"))
     return None
 
 
@@ -217,7 +219,7 @@ def do_ignore(run: CommandRun, cmd) -> str | None:
     if rule is None:
         return f"no rule `{render.safe_text(args[0], 40)}`. The rules are listed in the README."
     current = ignores_of(run.snap, run.deps.settings.bot_login).get(rule.CODE)
-    who = run.job["author"]
+    who = run.job.author
     if off:
         if current is None:
             return f"`{rule.CODE}` is not ignored on this PR."
@@ -241,7 +243,7 @@ ADMIN_ACCEPT = ("an admin must accept the App's new `contents: write` permission
 
 
 def _fix_trailer(run: CommandRun) -> str:
-    return f"{render.FIX_TRAILER}: {run.job['comment_kind']}:{run.job['comment_id']}"
+    return f"{render.FIX_TRAILER}: {run.job.comment_kind}:{run.job.comment_id}"
 
 
 def do_fix(run: CommandRun, cmd) -> str | None:
@@ -259,7 +261,7 @@ def do_fix(run: CommandRun, cmd) -> str | None:
     if len(cmd.args) > 1 or (cmd.args and cmd.args[0].lower() not in FIX_SCOPES):
         return "say what to fix: `/fix` (everything with an automatic fix) or `/fix changelog`."
     pull = run.snap.pull
-    expected = run.job.get("head_sha")
+    expected = run.job.head_sha
     if expected and expected != pull.head_sha:
         _remember_head(run, pull.head_sha)  # the reply names the current head: a new `/fix` means that one
         return (f"not applied: the head moved from `{expected[:7]}` to `{pull.head_sha[:7]}` after the command. "
@@ -268,7 +270,7 @@ def do_fix(run: CommandRun, cmd) -> str | None:
     if _fix_trailer(run) in head_commit.message:
         return f"already applied in `{pull.head_sha[:7]}` (the head is the fix commit for this command)."
     got = fetch(run.port, ReviewJob(run.repo, run.number, pull.head_sha, pull.base_sha,
-                                    installation_id=run.job.get("installation_id")), drafts=True)
+                                    installation_id=run.job.installation_id), drafts=True)
     if isinstance(got, Outcome):
         return f"not applied: {got.reason}."
     if not got.config.repo.fix.enabled:
@@ -310,9 +312,9 @@ def do_fix(run: CommandRun, cmd) -> str | None:
             raise
         return f"{reply}{what}{refused}\n\n{patch}"
     _remember_head(run, sha)
-    run.deps.submit({"kind": "review", "repo": run.repo, "number": run.number, "head_sha": sha,
-                     "base_sha": pull.base_sha, "action": "synchronize", "force": True,
-                     "installation_id": run.job.get("installation_id"), "delivery_id": run.job.get("delivery_id")})
+    run.deps.submit(QueuedReview(repo=run.repo, number=run.number, head_sha=sha, base_sha=pull.base_sha,
+                                 action="synchronize", force=True, installation_id=run.job.installation_id,
+                                 delivery_id=run.job.delivery_id))
     left = (f"\n\nStill needs a person:\n{render.fix_findings_list(result.remaining)}"
             if result.remaining else "\n\nNothing else is left for a person; the review of the new head follows.")
     return (f"pushed `{sha[:7]}` to `{head.repo}:{head.ref}`.{what}{refused}{_reuse_warning(run, pull.head_sha)}"
@@ -338,8 +340,8 @@ def _push(run: CommandRun, head, result, base_tree: str) -> str:
     entries = [(f.path, modes.get(f.path, "100644"), run.port.create_blob(head.repo, f.new)) for f in result.files]
     tree = run.port.create_tree(head.repo, base_tree, entries)
     message = render.fix_commit_message(result.fixed_summary(), {f.path: f.changes for f in result.files},
-                                        run.job["author"], run.number,
-                                        f"{run.job['comment_kind']}:{run.job['comment_id']}")
+                                        run.job.author, run.number,
+                                        f"{run.job.comment_kind}:{run.job.comment_id}")
     sha = run.port.create_commit(head.repo, message, tree, [head.sha])
     run.port.update_ref(head.repo, head.ref, sha)
     return sha

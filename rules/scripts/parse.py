@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections import OrderedDict
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -30,6 +30,7 @@ from functools import cached_property
 import tree_sitter
 import tree_sitter_bash
 
+from rules.cache import LRU
 from rules.changeset import FileChange
 
 # Real benchmark scripts and launchers are a few hundred lines (benchmark_lib.sh ~80 KB); a
@@ -37,7 +38,7 @@ from rules.changeset import FileChange
 MAX_SCRIPT_BYTES = 2 * 1024 * 1024
 
 _LANGUAGE = tree_sitter.Language(tree_sitter_bash.language())
-_PARSER: list[tree_sitter.Parser] = []
+_PARSER = threading.local()
 
 Node = tree_sitter.Node
 
@@ -51,9 +52,11 @@ LOOPS = ("while_statement", "for_statement", "c_style_for_statement")
 
 
 def _parser() -> tree_sitter.Parser:
-    if not _PARSER:
-        _PARSER.append(tree_sitter.Parser(_LANGUAGE))
-    return _PARSER[0]
+    """This thread's parser: a tree-sitter parser holds parse state, so threads do not share one."""
+    parser = getattr(_PARSER, "parser", None)
+    if parser is None:
+        parser = _PARSER.parser = tree_sitter.Parser(_LANGUAGE)
+    return parser
 
 
 def line_of(node: Node) -> int:
@@ -653,25 +656,20 @@ def parse(path: str, raw: bytes | None) -> Script | Unreadable:
 
 class SharedParses:
     """Parses shared across reviews, keyed by path and content (launchers and the library rarely
-    change between PRs). Bounded: the largest scripts hold tens of thousands of objects."""
+    change between PRs). Bounded: the largest scripts hold tens of thousands of objects. Safe to
+    share between the App's worker threads (`rules.cache.LRU`)."""
 
     def __init__(self, size: int = 96):
         self.size = size
-        self._lru: "OrderedDict[tuple[str, str], Script | Unreadable]" = OrderedDict()
+        self._lru: LRU[Script | Unreadable] = LRU(size)
 
     def parse(self, path: str, raw: bytes | None) -> Script | Unreadable:
         if raw is None:
             return parse(path, raw)
-        key = (path, hashlib.sha1(raw).hexdigest())
-        hit = self._lru.get(key)
-        if hit is not None:
-            self._lru.move_to_end(key)
-            return hit
-        out = parse(path, raw)
-        self._lru[key] = out
-        while len(self._lru) > self.size:
-            self._lru.popitem(last=False)
-        return out
+        return self._lru.get_or_compute((path, hashlib.sha1(raw).hexdigest()), lambda: parse(path, raw))
+
+    def __len__(self) -> int:
+        return len(self._lru)
 
 
 SHARED_PARSES = SharedParses()

@@ -39,6 +39,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from rules.cache import LRU
 from rules.context import ReviewContext
 from rules.document import load_values
 from rules.master.analysis import KeyInfo, changed_keys, master_keys
@@ -144,7 +145,17 @@ def _concs(entry: dict) -> list[int]:
     return out
 
 
-_LABELS: "OrderedDict[tuple[str, str], dict]" = OrderedDict()  # runners.yaml by content, across reviews
+_LABELS: LRU[dict | None] = LRU(64)  # runners.yaml by path and content, across reviews (None: unreadable)
+
+
+def _runner_table(path: str, raw: bytes) -> dict | None:
+    """A runners.yaml's table of label -> machines, or None when it is not readable as one."""
+    data, error = load_values(path, raw)
+    if error is not None or not isinstance(data, dict):
+        return None
+    # `labels: {label: [machines]}`; older files list `label: [machines]` at the top level.
+    table = data.get("labels") if isinstance(data.get("labels"), dict) else data
+    return {str(k): [str(n) for n in v if isinstance(n, str)] for k, v in table.items() if isinstance(v, list)}
 
 
 def runner_nodes(ctx: ReviewContext, label: str) -> list[str]:
@@ -153,22 +164,11 @@ def runner_nodes(ctx: ReviewContext, label: str) -> list[str]:
         out: dict = {}
         for p in ctx.head_paths_of("runners"):
             raw = ctx.changeset.head_bytes(p)
-            key = (p, hashlib.sha1(raw).hexdigest()) if raw is not None else None
-            if key in _LABELS:
-                for k, v in _LABELS[key].items():
-                    out.setdefault(k, v)
+            if raw is None:
                 continue
-            data, error = load_values(p, raw)
-            if error is not None or not isinstance(data, dict):
-                continue
-            # `labels: {label: [machines]}`; older files list `label: [machines]` at the top level.
-            table = data.get("labels") if isinstance(data.get("labels"), dict) else data
-            mine = {str(k): [str(n) for n in v if isinstance(n, str)] for k, v in table.items() if isinstance(v, list)}
-            if key is not None:
-                _LABELS[key] = mine
-                while len(_LABELS) > 64:
-                    _LABELS.popitem(last=False)
-            for k, v in mine.items():
+            key = (p, hashlib.sha1(raw).hexdigest())
+            mine = _LABELS.get_or_compute(key, lambda p=p, raw=raw: _runner_table(p, raw))
+            for k, v in (mine or {}).items():
                 out.setdefault(k, v)
         return out
 
@@ -194,20 +194,12 @@ def key_points(ctx: ReviewContext, key: str, info: KeyInfo | None = None) -> lis
         layout = tuple(ctx.changeset.exists(f"{root}benchmarks/single_node/{d}") for d in ("fixed_seq_len", "agentic"))
         memo_key = (ki.path, ki.line, ki.text, tuple(runner_nodes(ctx, m.group(1))) if m else (), layout,
                     ctx.config.repo.scripts.model_dump_json())
-        hit = _POINTS.get(memo_key)
-        if hit is not None:
-            _POINTS.move_to_end(memo_key)
-            return hit
-        out = _points(ctx, key, ki)
-        _POINTS[memo_key] = out
-        while len(_POINTS) > 4096:
-            _POINTS.popitem(last=False)
-        return out
+        return _POINTS.get_or_compute(memo_key, lambda: _points(ctx, key, ki))
 
     return ctx.memo(("scripts", "points", key), compute)
 
 
-_POINTS: "OrderedDict[tuple, list[Point]]" = OrderedDict()
+_POINTS: LRU[list[Point]] = LRU(4096)  # a master-config key's points, across reviews
 
 
 def _points(ctx: ReviewContext, key: str, ki: KeyInfo) -> list[Point]:

@@ -26,11 +26,11 @@ from __future__ import annotations
 import hashlib
 import posixpath
 import re
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import tree_sitter
 
+from rules.cache import LRU
 from rules.context import ReviewContext
 from rules.scripts.engine_flags import canonical_env, canonical_flag, short_flags
 from rules.recipe.engine_defaults import image_version
@@ -104,8 +104,8 @@ def engine_of(text: str) -> str | None:
 
 
 _QUERY: list = []
-_FEATURES: "OrderedDict[tuple, Features | None]" = OrderedDict()
 _FEATURES_MAX = 4096
+_FEATURES: LRU[Features | None] = LRU(_FEATURES_MAX)  # by path and content, across reviews
 
 
 def _query():
@@ -191,15 +191,7 @@ def features(ctx: ReviewContext, path: str, side: str = "head") -> Features | No
         raw = ctx.changeset.head_bytes(path) if side == "head" else ctx.changeset.base_bytes(path)
         if raw is None:
             return None
-        key = (path, hashlib.sha1(raw).hexdigest())
-        if key in _FEATURES:
-            _FEATURES.move_to_end(key)
-            return _FEATURES[key]
-        out = _extract(path, raw)
-        _FEATURES[key] = out
-        while len(_FEATURES) > _FEATURES_MAX:
-            _FEATURES.popitem(last=False)
-        return out
+        return _FEATURES.get_or_compute((path, hashlib.sha1(raw).hexdigest()), lambda: _extract(path, raw))
 
     return ctx.memo(("scripts", "features", side, path), compute)
 

@@ -5,6 +5,7 @@ import pytest
 
 from bot.app import Bot, create_app
 from bot.handlers import router
+from bot.job_types import ReviewJob
 from bot.serving import BackgroundServer
 from bot.store import SqliteStore
 from tests.bot.conftest import Deliverer
@@ -54,8 +55,8 @@ def test_pull_request_opened_queues_one_review_job(hook):
     d, q = hook
     r = d.send("pull_request", PR_PAYLOAD, delivery="d-1")
     assert r.status_code == 202 and r.json() == {"outcome": "queued", "jobs": 1}
-    assert q.jobs == [{"kind": "review", "repo": "octo/bench", "number": 7, "delivery_id": "d-1",
-                       "installation_id": 42, "head_sha": "a" * 40, "base_sha": "b" * 40, "action": "opened"}]
+    assert q.jobs == [ReviewJob(repo="octo/bench", number=7, delivery_id="d-1", installation_id=42,
+                                head_sha="a" * 40, base_sha="b" * 40, action="opened")]
 
 
 def test_redelivery_is_acknowledged_and_ignored(hook):

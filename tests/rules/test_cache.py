@@ -54,3 +54,35 @@ def test_threads_never_exceed_the_bound_or_lose_a_value():
     for t in threads:
         t.join()
     assert not errors and len(c) <= 64
+
+
+def test_the_module_caches_are_bounded_locked_lrus():
+    from rules.scripts import parse, resolve, siblings
+
+    for cache in (parse.SHARED_PARSES._lru, resolve._LABELS, resolve._POINTS, siblings._FEATURES):
+        assert isinstance(cache, LRU) and cache.size >= 1
+
+
+def test_shared_parses_under_threads_give_each_content_one_right_parse():
+    from rules.scripts.parse import Script, SharedParses
+
+    shared = SharedParses(size=8)
+    sources = {f"s{i}.sh": f"export X{i}=1\nvllm serve m --tp {i}\n".encode() for i in range(12)}
+    errors = []
+
+    def work(t):
+        try:
+            for n in range(60):
+                path = f"s{(t + n) % 12}.sh"
+                got = shared.parse(path, sources[path])
+                if not isinstance(got, Script) or got.text.encode() != sources[path]:
+                    errors.append((path, got))
+        except Exception as err:  # pragma: no cover - would be the failure
+            errors.append(err)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(shared) <= 8

@@ -20,7 +20,8 @@ def _conn() -> redis.Redis:
     return redis.Redis.from_url(os.environ["REDIS_URL"])
 
 
-def record(job: dict) -> None:
+def record(job) -> None:
+    job = dict(job)  # the typed job as its payload (what the queue carries), to record as JSON
     r = _conn()
     t0 = time.time()
     r.rpush(STARTED, json.dumps({"job": job, "pid": os.getpid(), "t0": t0}))

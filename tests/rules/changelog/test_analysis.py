@@ -68,7 +68,7 @@ def test_entry_properties(text, keys, link):
     ("- config-keys: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"  k{i}: &a{i} [{', '.join(['*a' if i == 0 else f'*a{i - 1}'] * 10)}]\n" for i in range(8)),
      "aliases expand too far"),
-    ("- config-keys: " + "[" * 3000 + "]" * 3000 + "\n", "does not parse"),
+    pytest.param("- config-keys: " + "[" * 3000 + "]" * 3000 + "\n", "does not parse", marks=pytest.mark.slow),
 ], ids=["syntax-error", "alias-bomb", "deep-nesting"])
 def test_bad_entries_become_errors_not_exceptions(new, error):
     [d] = diffs(BASE, BASE + "\n" + new)

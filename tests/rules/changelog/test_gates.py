@@ -96,14 +96,14 @@ def test_entry_schema_as_the_tool_reads_it(data, conv, error):
     assert (got is None) if error is None else (error in got)
 
 
-def test_large_rewrite_is_bounded():
-    import time
+@pytest.mark.slow
+def test_large_rewrite_is_judged():
+    # Wall time of this input: benchmarks/bounded_inputs.py.
     base = "".join(entry(f"k{i}-fp8-h100-vllm", 1000 + i) + "\n" for i in range(3000))
     head = base.replace("Bump the image", "Bump the images") + "\n" + NEW
     ctx = ReviewContext(changeset(base.encode(), head.encode()))  # bytes: no patch to compute
-    t = time.perf_counter()
     g = changelog_gates(ctx)["perf-changelog.yaml"]
-    assert time.perf_counter() - t < 10 and not g.pr_run_ok and not g.merge_ok
+    assert not g.pr_run_ok and not g.merge_ok
 
 
 def _git_line_diff(tmp_path, base: bytes, head: bytes):

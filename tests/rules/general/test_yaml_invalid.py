@@ -1,3 +1,5 @@
+import pytest
+
 from rules import ChangeSet, FileChange, run
 from rules.general.checks import yaml_invalid
 
@@ -61,6 +63,7 @@ def test_large_file_parses_only_the_changed_blocks():
     assert r.findings == [] and r.checks[0].status == "passed"
 
 
+@pytest.mark.slow
 def test_large_file_error_in_a_changed_block_is_found_at_its_line():
     base = _big_master()
     head = base.replace("key-1500:\n  image: repo/img:v1500\n  conc-list: [1, 2, 4]\n",
@@ -69,6 +72,7 @@ def test_large_file_error_in_a_changed_block_is_found_at_its_line():
     assert 1500 * 4 + 3 <= f.line <= 1500 * 4 + 5 and "does not parse" in f.message
 
 
+@pytest.mark.slow
 def test_large_file_duplicate_top_level_key_is_found():
     base = _big_master()
     head = base + "key-7:\n  image: repo/img:v7\n"

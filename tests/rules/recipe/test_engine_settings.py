@@ -1,5 +1,4 @@
 """The engine-settings model: normalization per engine, defaults, scopes, and hostile input."""
-import time
 from pathlib import Path
 
 import pytest
@@ -144,9 +143,8 @@ HOSTILE = {
 
 @pytest.mark.parametrize("text", list(HOSTILE.values()), ids=list(HOSTILE))
 def test_hostile_recipes_give_findings_or_skips_never_a_crash(text):
-    t0 = time.perf_counter()
+    # Wall time of these inputs: benchmarks/bounded_inputs.py.
     r = review(text, RULES, path=MN_PATH)
-    assert time.perf_counter() - t0 < 2.0
     assert not [f for f in r.findings if f.code == "RR000"], r.findings
     assert r.findings or any(c.status == "skipped" for c in r.checks) or r.checks
 
@@ -167,6 +165,7 @@ def test_unresolvable_values_are_named_in_skipped_checks():
     assert not r.findings
 
 
+@pytest.mark.slow
 def test_ten_thousand_point_search_space_is_bounded():
     ref = "sglang/model/8k1k/disagg-1p1d.yaml"
     points_text = "".join(
@@ -178,9 +177,7 @@ def test_ten_thousand_point_search_space_is_bounded():
               "    - isl: 1024\n      osl: 1024\n      search-space:\n" + points_text).encode()
     text = srt("sglang", {"prefill": {"tp-size": 4}, "decode": {"tp-size": 8, "max-running-requests": 64}}, None,
                {"type": "sa-bench"})
-    t0 = time.perf_counter()
-    r = review(text, RULES, path=MN_PATH, context={NV_MASTER: master})
-    assert time.perf_counter() - t0 < 20
+    r = review(text, RULES, path=MN_PATH, context={NV_MASTER: master})  # wall time: benchmarks/bounded_inputs.py
     assert not [f for f in r.findings if f.code == "RR000"]
     assert {"RR210", "RR215", "RR216"} <= {f.code for f in r.findings}
 
