@@ -54,6 +54,7 @@ CODE = "RR009"
 NAME = "changelog-entry-missing"
 SEVERITY = Severity.BLOCKING
 PROOF = "written:A1"
+ENFORCES = ("A1",)
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
     changes = benchmark_changes(ctx)
