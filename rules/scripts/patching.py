@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rules.changeset import ChangeSet
-from rules.policy import layout_roots
+from rules.policy import Statement, find_statement, layout_roots, policy_texts
 
 # Python packages of the serving engines and the kernel libraries they run (pip names, import names).
 ENGINE_PACKAGES = ("vllm", "sglang", "sgl-kernel", "sgl_kernel", "tensorrt_llm", "tensorrt-llm", "flashinfer",
@@ -309,3 +309,23 @@ def pr_waivers(cs: ChangeSet) -> list[str]:
         if (cs.pr_number is not None and stem == str(cs.pr_number)) or (cs.pr_number is None and stem.isdigit()):
             out.append(f.path)
     return out
+
+
+# --- the written rule at the base -----------------------------------------------------------------
+# A sentence of the base's guidance that forbids engine patches ("does not patch the inference
+# engine", "no patches to the engine", "… waiver … patch …").
+_NO_PATCH = re.compile(r"(?i)(?:\b(?:not|never|no|forbid\w*|without)\b[^.]{0,80}\bpatch(?:es|ing)?\b[^.]{0,60}\b(?:engine|serving|image|site-packages)"
+                       r"|\bpatch(?:es|ing)?\b[^.]{0,120}\bwaiver\b|\bwaiver\b[^.]{0,120}\bpatch)")
+# A sentence that forbids changing the model architecture (`--hf-overrides`, "architecture FLOPs").
+_NO_ARCH = re.compile(r"(?i)(?:\barchitecture\b[^.]{0,40}\b(?:isn'?t|is\s+not|not\s+be|never\s+be|must\s+not\s+be)\s+changed"
+                      r"|\bbenchmark\s+hacks?\b|\b(?:won'?t|not|never)\s+accept\b[^.]{0,80}\bFLOPs\b"
+                      r"|\b(?:no|not|never|avoid)\b[^.]{0,60}--hf-overrides)")
+
+
+def written_rule(cs: ChangeSet, which: str) -> Statement | None | bool:
+    """The base's statement of the rule (`"patch"` F4, `"architecture"` F5); False when its guidance
+    has none yet; None when the guidance was not read."""
+    texts = policy_texts(cs)
+    if texts is None:
+        return None
+    return find_statement(texts, _NO_PATCH if which == "patch" else _NO_ARCH) or False

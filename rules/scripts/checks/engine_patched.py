@@ -7,6 +7,10 @@ sources, a Python here-doc that rewrites them, `git apply` / `patch` of a `.patc
 copied over the container's engine, or a forked engine (a git URL, a wheel, an editable checkout)
 installed over the image all benchmark software nobody else can pull. #2127 was reverted for it.
 
+The rule is read from the base revision's guidance (AGENTS.md, CLAUDE.md, CONTRIBUTING.md,
+`docs/PR_REVIEW_CHECKLIST.md`): a base whose guidance does not forbid patches yet (before
+July 2026) is Skipped with that reason, and so is a review that did not read it.
+
 The one exception is a waiver filed in the same PR, `docs/waiver/<PR number>.md` (in the
 directory of the layout the PR touches); with it, the patch is reported as a passed check
 (waiver-incomplete judges what the waiver says).
@@ -35,9 +39,9 @@ from collections.abc import Iterator
 
 from rules.config import RuleOptions
 from rules.context import ReviewContext
-from rules.finding import Passed, Problem, Severity
+from rules.finding import Passed, Problem, Severity, Skipped
 from rules.scripts.facts import touched
-from rules.scripts.patching import ENGINE_PACKAGES, find_patches, pr_waivers, waiver_dirs
+from rules.scripts.patching import ENGINE_PACKAGES, find_patches, pr_waivers, waiver_dirs, written_rule
 
 CODE = "RR430"
 NAME = "engine-patched"
@@ -54,8 +58,19 @@ def _shell(ctx: ReviewContext, path: str) -> bool:
     return ctx.kind(path) in ("scripts", "launchers") or path.endswith((".sh", ".bash"))
 
 
-def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed]:
+def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | Skipped]:
     cs = ctx.changeset
+    if not any(_shell(ctx, f.path) for f in cs.files if f.status != "removed"):
+        return
+    rule = written_rule(cs, "patch")
+    if rule is None:
+        yield Skipped("the base revision's guidance was not read, so whether it forbids engine patches is unknown")
+        return
+    if rule is False:
+        yield Skipped("the base revision's guidance (AGENTS.md, CONTRIBUTING.md, the review checklist) does not "
+                      "forbid engine patches yet")
+        return
+    said = f"{rule.path}:{rule.line}: {rule.text}"
     waivers = pr_waivers(cs)
     for f in cs.files:
         if f.status == "removed" or not _shell(ctx, f.path) or f.head_text is None:
@@ -75,6 +90,6 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed]:
                           end_line=p.end if p.end != p.line else None,
                           fix=f"Remove the patch, or add {want} to this PR (what is patched, why, the upstream link, "
                               "the removal plan).",
-                          evidence=(f"no {want} among the PR's files",))
+                          evidence=(f"no {want} among the PR's files", said))
         if not patches:
             yield Passed(f"{f.path}: no engine patch on the lines the PR adds", path=f.path)

@@ -26,16 +26,19 @@ sliding windows, and the model's identity (`architectures`, `model_type`), plus 
 `skip` in its name. Overrides of other keys change no FLOPs and are not reported: context length
 and RoPE scaling (`max_position_embeddings`, `rope_scaling`), dtypes, quantization settings,
 tokenizer and generation defaults (`--override-generation-config` sampling values). Read on the
-lines the PR adds to benchmark scripts, launchers and recipes.
+lines the PR adds to benchmark scripts, launchers and recipes. The rule is read from the base
+revision's guidance (the checklist's architecture item, early July 2026): a base without it is
+Skipped with that reason.
 """
 import re
 from collections.abc import Iterator
 
 from rules.config import RuleOptions
 from rules.context import ReviewContext
-from rules.finding import Passed, Problem, Severity
+from rules.finding import Passed, Problem, Severity, Skipped
 from rules.scripts.facts import touched
 from rules.scripts.overrides import shell_overrides, yaml_overrides
+from rules.scripts.patching import written_rule
 
 CODE = "RR432"
 NAME = "model-architecture-overridden"
@@ -63,8 +66,23 @@ def _computes(key: str, keys: set[str]) -> bool:
     return key in keys or "skip" in key.lower()
 
 
-def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed]:
+def _judged(ctx: ReviewContext, path: str) -> bool:
+    return ctx.kind(path) in ("scripts", "launchers", "recipes") or path.endswith((".sh", ".bash"))
+
+
+def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | Skipped]:
     keys = set(options.computation_keys)
+    if not any(_judged(ctx, f.path) for f in ctx.changeset.files if f.status != "removed"):
+        return
+    rule = written_rule(ctx.changeset, "architecture")
+    if rule is None:
+        yield Skipped("the base revision's guidance was not read, so whether it forbids architecture overrides is unknown")
+        return
+    if rule is False:
+        yield Skipped("the base revision's guidance (AGENTS.md, CONTRIBUTING.md, the review checklist) does not "
+                      "forbid changing the model architecture yet")
+        return
+    said = f"{rule.path}:{rule.line}: {rule.text}"
     for f in ctx.changeset.files:
         if f.status == "removed" or f.head_text is None:
             continue
@@ -89,6 +107,6 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed]:
                           f"`{o.flag}` overrides {', '.join(f'`{k}`' for k in bad)}, which changes what the model "
                           "computes (its architecture or FLOPs)",
                           end_line=o.end if o.end != o.line else None,
-                          evidence=(f"override: {o.text}",))
+                          evidence=(f"override: {o.text}", said))
         if not overrides:
             yield Passed(f"{f.path}: no model-config override on the lines the PR adds", path=f.path)

@@ -1,4 +1,6 @@
 """RR430 engine-patched: added lines that patch the engine block, unless this PR files its waiver."""
+import dataclasses
+
 import pytest
 
 from rules.engine import run
@@ -7,13 +9,19 @@ from tests.rules.scripts_helpers import repo, script_path, sglang_script
 
 S = script_path("glm5_fp8_b200.sh")
 DIST = "/usr/local/lib/python3.12/dist-packages"
+CHECKLIST = "docs/PR_REVIEW_CHECKLIST.md"
+POLICY = b"- [ ] Nothing patches the engine: the image runs as shipped unless a waiver covers the patch.\n"
+
+
+def with_policy(cs, text=POLICY):
+    return dataclasses.replace(cs, base_context={CHECKLIST: text} if text is not None else {},
+                               base_probed=frozenset({CHECKLIST}))
 
 
 def review(extra_lines: str, pr=77, changed=None):
     text = sglang_script().replace("check_env_vars MODEL TP CONC ISL OSL\n", f"check_env_vars MODEL TP CONC ISL OSL\n{extra_lines}\n")
     cs = repo({S: ("modified", text, sglang_script()), **(changed or {})})
-    import dataclasses
-    return run(dataclasses.replace(cs, pr_number=pr), rules=[rule])
+    return run(dataclasses.replace(with_policy(cs), pr_number=pr), rules=[rule])
 
 
 @pytest.mark.parametrize("line", [
@@ -53,7 +61,7 @@ def test_not_engine_patches(line):
 def test_only_added_lines_count():
     base = sglang_script().replace("check_env_vars MODEL TP CONC ISL OSL\n", f"check_env_vars MODEL TP CONC ISL OSL\nsed -i 's/a/b/' {DIST}/vllm/x.py\n")
     head = base.replace("0.85", "0.88")
-    cs = repo({S: ("modified", head, base)})
+    cs = with_policy(repo({S: ("modified", head, base)}))
     assert run(cs, rules=[rule]).findings == []
 
 
@@ -62,3 +70,12 @@ def test_waiver_of_this_pr_exempts():
     assert review(line, changed={"docs/waiver/77.md": "# waiver\n"}).findings == []
     r = review(line, changed={"docs/waiver/76.md": "# another PR's waiver\n"})
     assert [f.code for f in r.findings] == ["RR430"] and "docs/waiver/77.md" in r.findings[0].fix
+
+
+def test_a_base_that_does_not_forbid_patches_is_skipped():
+    text = sglang_script().replace("check_env_vars MODEL TP CONC ISL OSL\n", f"check_env_vars MODEL TP CONC ISL OSL\nsed -i 's/a/b/' {DIST}/vllm/x.py\n")
+    cs = repo({S: ("modified", text, sglang_script())})
+    for c, why in ((with_policy(cs, None), "does not forbid"), (with_policy(cs, b"# Checklist\n- [ ] Evals pass.\n"), "does not forbid"),
+                   (cs, "was not read")):
+        r = run(c, rules=[rule])
+        assert r.findings == [] and any(ch.status == "skipped" and why in ch.detail for ch in r.checks)

@@ -9,9 +9,13 @@ S = "benchmarks/single_node/fixed_seq_len/minimaxm3_fp4_mi355x.sh"
 R = "benchmarks/multi_node/srt-slurm-recipes/vllm/model/agg.yaml"
 
 
-def review(text, path=S, base=None):
-    fc = FileChange(path, "added", head=text.encode()) if base is None else None
-    return run(ChangeSet(files=(fc,)), rules=[rule])
+CHECKLIST = "docs/PR_REVIEW_CHECKLIST.md"
+POLICY = {CHECKLIST: b"- [ ] The model architecture is not changed by benchmark hacks.\n"}
+
+
+def review(text, path=S, policy=POLICY):
+    fc = FileChange(path, "added", head=text.encode())
+    return run(ChangeSet(files=(fc,), base_context=policy, base_probed=frozenset({CHECKLIST})), rules=[rule])
 
 
 @pytest.mark.parametrize("line,key", [
@@ -49,5 +53,11 @@ def test_only_added_lines():
     head = base + "echo started\n"
     import difflib
     patch = "\n".join(list(difflib.unified_diff(base.splitlines(), head.splitlines(), lineterm=""))[2:])
-    cs = ChangeSet(files=(FileChange(S, "modified", base=base.encode(), head=head.encode(), patch=patch),))
+    cs = ChangeSet(files=(FileChange(S, "modified", base=base.encode(), head=head.encode(), patch=patch),),
+                   base_context=POLICY, base_probed=frozenset({CHECKLIST}))
     assert run(cs, rules=[rule]).findings == []
+
+
+def test_a_base_without_the_rule_is_skipped():
+    r = review("#!/usr/bin/env bash\nvllm serve m --hf-overrides '{\"num_hidden_layers\": 2}'\n", policy={})
+    assert r.findings == [] and any(c.status == "skipped" and "does not forbid" in c.detail for c in r.checks)
