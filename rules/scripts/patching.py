@@ -133,7 +133,7 @@ class Patch:
     target: str
 
 
-_PATCH_TOOL = re.compile(r"(?:^|[\s;&|(])(git\s+(?:apply|am)\b|patch\s+(?:-[A-Za-z]*p\s*\d|--strip|-i\b|<|-N\b|-R\b))")
+_PATCH_TOOL = re.compile(r"(?:^|[\s;&|(])(git\s+(?:apply|am)\b|patch\s+(?:-[A-Za-z]*p\s*\d|--strip|-i\b|<|-N\b|-R\b|-d\b|--directory))")
 _PY_WRITE = re.compile(r"\.write_(?:text|bytes)\(|\.write\(|open\([^)]*['\"][wa]b?\+?['\"]|shutil\.(?:copy\w*|move)\(|os\.replace\(")
 _PIP = re.compile(r"(?:^|[\s;&|(])(?:uv\s+)?(?:python3?\s+-m\s+)?pip3?\s+install\b")
 _CLONE = re.compile(r"\bgit\s+clone\b[^\n]*?(https?://\S+|git@\S+)")
@@ -200,7 +200,9 @@ def _line_patches(path: str, lg: Logical, env: dict[str, str], packages: tuple[s
 
     m = _PATCH_TOOL.search(lg.text)
     if m:
-        add(f"`{' '.join(m.group(1).split()[:2])}`, which applies a patch to", "the checked-out or installed sources")
+        target = _patched_tree(lg, env, packages, clones)
+        if target:
+            add(f"`{' '.join(m.group(1).split()[:2])}` applies a patch to", target)
         return found
     for words in _commands(lg.text):
         if not words:
@@ -243,6 +245,25 @@ def _line_patches(path: str, lg: Logical, env: dict[str, str], packages: tuple[s
         if t:
             add("`pip install` puts", t)
     return found
+
+
+def _patched_tree(lg: Logical, env: dict[str, str], packages: tuple[str, ...], clones) -> str | None:
+    """The engine a `git apply` / `patch` changes, or None (a dry run, a checkout of the harness, or a
+    tree the file does not say). The tree is the `-d`/`--directory` argument, else the checkout the
+    file cloned last, else the patch file's name."""
+    text = lg.text
+    if re.search(r"--(?:check|stat|numstat|summary|dry-run)\b", text):
+        return None
+    d = re.search(r"(?:\s-d\s*|--directory[=\s])(\S+)", text)
+    if d:
+        return engine_target(d.group(1).strip("'\""), env, packages)
+    before = [r for ln, r in clones if ln < lg.line]
+    if before:
+        repo = _names_engine(before[-1], packages)
+        return f"a checkout of `{repo}`" if repo else None
+    f = re.search(r"([\w${}./-]+\.(?:patch|diff))\b", text)
+    name = _names_engine(posixpath.basename(expand(f.group(1), env)), packages) if f else None
+    return f"the sources of `{name}`" if name else None
 
 
 def _fork_install(lg: Logical, env: dict[str, str], packages: tuple[str, ...], clones) -> str | None:

@@ -32,8 +32,11 @@ Not engine patches: `pip install` of released packages from the index (benchmark
 output files, and edits of checkouts of the repository's own harness. An engine target is a path
 under `site-packages`/`dist-packages`/`/sgl-workspace/`, a `find_spec` / `importlib.util` /
 `<engine>.__file__` lookup, or a relative `<engine package>/….py` path; assignments in the same
-file are followed (`INDEXER_PY=/usr/…/vllm/…; sed -i … "$INDEXER_PY"`). `git apply` and
-`patch -p` are patches whatever they apply to: the written rule names them as such.
+file are followed (`INDEXER_PY=/usr/…/vllm/…; sed -i … "$INDEXER_PY"`). A `git apply` or
+`patch` counts when what it patches is the engine: its `-d` directory, else the checkout the file
+cloned last (an engine's repository; a checkout of the harness, such as srt-slurm, is not the
+engine: the repository's own launchers patch it), else a patch file named after an engine
+package. Dry runs (`--check`, `--dry-run`) change nothing.
 """
 from collections.abc import Iterator
 

@@ -27,15 +27,16 @@ def review(extra_lines: str, pr=77, changed=None):
 @pytest.mark.parametrize("line", [
     f"sed -i '102,108d' {DIST}/flashinfer/jit/cubin_loader.py",
     f"IDX={DIST}/vllm/model_executor/layers/indexer.py\nsed -i 's/a/b/' \"$IDX\"",
-    "git apply /tmp/fix-scheduler.patch",
-    "patch -p1 < fix.patch",
+    "git apply /tmp/vllm-scheduler-fix.patch",
+    f"patch -p1 -d {DIST} < fix.patch",
+    "git clone https://github.com/vllm-project/vllm.git && cd vllm\ngit apply ../fix.patch",
     f"cp scheduler.py {DIST}/vllm/v1/core/sched/scheduler.py",
     'pip install "git+https://github.com/someone/vllm.git@fix#egg=vllm"',
     "pip install /tmp/wheels/sglang-0.5.9+fix-py3-none-any.whl",
     "git clone https://github.com/sgl-project/sglang.git && cd sglang\npip install --no-deps -e python/",
     "python3 - <<'PY'\nimport vllm, pathlib\np = pathlib.Path(vllm.__file__).parent / 'config.py'\np.write_text(p.read_text().replace('a', 'b'))\nPY",
     "sed -i 's|x = 1|x = 2|' atom/models/deepseek_v4.py",
-], ids=["sed dist-packages", "sed via variable", "git apply", "patch -p1", "cp over engine", "git URL fork",
+], ids=["sed dist-packages", "sed via variable", "git apply engine patch", "patch -d site-packages", "git apply in engine clone", "cp over engine", "git URL fork",
         "wheel file", "editable checkout", "python here-doc", "relative engine package path"])
 def test_engine_patches_block(line):
     r = review(line)
@@ -52,8 +53,11 @@ def test_engine_patches_block(line):
     "git clone https://github.com/example/srt-slurm.git && cd srt-slurm\nuv pip install -e .",
     "echo done > \"$RESULT_DIR/out.txt\"",
     f"# sed -i 's/a/b/' {DIST}/vllm/x.py (not needed any more)",
+    "git clone https://github.com/example/srt-slurm.git && cd srt-slurm\ngit apply ../runners/patches/srt-slurm-vllm-port.patch",
+    f"patch --dry-run -p1 -d {DIST} < fix.patch",
+    "git apply --check /tmp/vllm-scheduler-fix.patch",
 ], ids=["pypi tools", "lm-eval", "released pinned version", "sed own config", "library path", "harness checkout",
-        "own output", "comment"])
+        "own output", "comment", "harness checkout patched", "dry run", "apply --check"])
 def test_not_engine_patches(line):
     assert review(line).findings == []
 
