@@ -151,11 +151,9 @@ def proof_line(proof: str | None) -> str | None:
 # neither holds. `recipe-review docs` writes the table (docs/written-rules.md); a test keeps every
 # ID accounted for and drops an entry once the ID is covered.
 GAPS: dict[str, tuple[str, str]] = {
-    "A4": ("partly", "changelog-history-changed (RR002) compares the base bytes; no fixture of its own yet"),
     "A8": ("partly", "yaml-invalid (RR012) reports a changelog that does not parse; duplicate keys have no fixture"),
     "A9": ("partly", "changelog-format-broken (RR006) checks entry starts; no fixture of its own yet"),
     "A10": ("partly", "a pr-link correction entry is not judged apart from other entries"),
-    "A13": ("partly", "changelog-config-key-unknown (RR008) is the gate's check; no fixture of its own yet"),
     "A15": ("partly", "no rule yet asks an agentic-only change to restrict the scenario type"),
     "A16": ("partly", "no rule yet for the order and indentation of entry keys"),
     "A19": ("partly", "the base-versus-head matrix comparison of append-only entries is not built"),
@@ -181,11 +179,7 @@ GAPS: dict[str, tuple[str, str]] = {
     "D3": ("partly", "no rule compares a recipe's identity image with its container"),
     "D4": ("partly", "a selector used as a path is caught (RR420); resolving the variant is not built here"),
     "D5": ("partly", "no rule checks that an upstream recipe link is pinned"),
-    "E1": ("partly", "capture-list-unsorted (RR224) finds it; no fixture of its own yet"),
-    "E2": ("partly", "capture-size-dropped (RR222) finds it; no fixture of its own yet"),
     "E3": ("partly", "capture-list-end-mismatch (RR202) covers the engine's refusal only"),
-    "E4": ("partly", "capture-list-decode-misaligned (RR203) finds it; no fixture of its own yet"),
-    "E5": ("partly", "capture-list-decode-short (RR204) finds it; no fixture of its own yet"),
     "E6": ("partly", "no rule holds capture sizes to the playbook's cap"),
     "E7": ("partly", "no rule for SGLang's EAGLE draft-token arithmetic"),
     "E8": ("partly", "dp-attention is checked against the master label (RR215), not DP = TP"),
