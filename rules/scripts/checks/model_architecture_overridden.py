@@ -30,7 +30,6 @@ lines the PR adds to benchmark scripts, launchers and recipes. The rule is read 
 revision's guidance (the checklist's architecture item, early July 2026): a base without it is
 Skipped with that reason.
 """
-import re
 from collections.abc import Iterator
 
 from rules.config import RuleOptions
