@@ -96,6 +96,9 @@ def _commit(repo: Path, tree: Path, message: str, when: str) -> None:
     env = {**os.environ, "GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when, "GIT_AUTHOR_NAME": "fixture",
            "GIT_AUTHOR_EMAIL": "fixture@example.invalid", "GIT_COMMITTER_NAME": "fixture",
            "GIT_COMMITTER_EMAIL": "fixture@example.invalid"}
+    # Rebuild the index from the files: a copied file of the same size, mtime (copytree keeps it) and a
+    # reused inode would otherwise look unchanged to git, and the head commit would miss the change.
+    (repo / ".git" / "index").unlink(missing_ok=True)
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "--allow-empty", "--no-verify", "-m", message, env=env)
 
