@@ -135,6 +135,8 @@ class Patch:
 
 _PATCH_TOOL = re.compile(r"(?:^|[\s;&|(])(git\s+(?:apply|am)\b|patch\s+(?:-[A-Za-z]*p\s*\d|--strip|-i\b|<|-N\b|-R\b|-d\b|--directory))")
 _PY_WRITE = re.compile(r"\.write_(?:text|bytes)\(|\.write\(|open\([^)]*['\"][wa]b?\+?['\"]|shutil\.(?:copy\w*|move)\(|os\.replace\(")
+# A bind mount into the container: `-v SRC:DST[:ro]`, `--volume`, `--container-mounts=A:B,C:D`.
+_MOUNT = re.compile(r"(?:(?<![\w-])-v|--volume|--container-mounts?)[=\s]+(\S+)")
 _PIP = re.compile(r"(?:^|[\s;&|(])(?:uv\s+)?(?:python3?\s+-m\s+)?pip3?\s+install\b")
 _CLONE = re.compile(r"\bgit\s+clone\b[^\n]*?(https?://\S+|git@\S+)")
 
@@ -202,8 +204,18 @@ def _line_patches(path: str, lg: Logical, env: dict[str, str], packages: tuple[s
     if m:
         target = _patched_tree(lg, env, packages, clones)
         if target:
-            add(f"`{' '.join(m.group(1).split()[:2])}` applies a patch to", target)
+            f = re.search(r"([\w${}./-]+\.(?:patch|diff))\b", lg.text)
+            named = f" (`{posixpath.basename(expand(f.group(1), env))}`)" if f else ""
+            add(f"`{' '.join(m.group(1).split()[:2])}`{named} applies a patch to", target)
         return found
+    for mnt in _MOUNT.finditer(lg.text):
+        for spec in mnt.group(1).strip("'\"").split(","):
+            parts = expand(spec, env).split(":")
+            dest = parts[1] if len(parts) >= 2 else ""
+            t = _engine_dir(dest, packages) if dest.endswith(".py") or "-packages/" in dest else None
+            if t:
+                add("a container mount overlays", t)
+                return found
     for words in _commands(lg.text):
         if not words:
             continue

@@ -4,7 +4,7 @@
 The repository publishes what the pinned image does as shipped: its review checklist forbids
 patching the inference engine or its serving stack (F4). A `sed -i` over the engine's installed
 sources, a Python here-doc that rewrites them, `git apply` / `patch` of a `.patch` file, files
-copied over the container's engine, or a forked engine (a git URL, a wheel, an editable checkout)
+copied or bind-mounted over the container's engine, or a forked engine (a git URL, a wheel, an editable checkout)
 installed over the image all benchmark software nobody else can pull. #2127 was reverted for it.
 
 The rule is read from the base revision's guidance (AGENTS.md, CLAUDE.md, CONTRIBUTING.md,

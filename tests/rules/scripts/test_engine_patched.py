@@ -36,8 +36,10 @@ def review(extra_lines: str, pr=77, changed=None):
     "git clone https://github.com/sgl-project/sglang.git && cd sglang\npip install --no-deps -e python/",
     "python3 - <<'PY'\nimport vllm, pathlib\np = pathlib.Path(vllm.__file__).parent / 'config.py'\np.write_text(p.read_text().replace('a', 'b'))\nPY",
     "sed -i 's|x = 1|x = 2|' atom/models/deepseek_v4.py",
+    'FIX=/sgl-workspace/sglang/python/sglang/srt/disaggregation/mori/conn.py\nEXTRA_MOUNTS="-v $PWD/patches/conn.py:${FIX}:ro"',
 ], ids=["sed dist-packages", "sed via variable", "git apply engine patch", "patch -d site-packages", "git apply in engine clone", "cp over engine", "git URL fork",
-        "wheel file", "editable checkout", "python here-doc", "relative engine package path"])
+        "wheel file", "editable checkout", "python here-doc", "relative engine package path",
+        "mount over an engine file"])
 def test_engine_patches_block(line):
     r = review(line)
     assert [f.code for f in r.findings] == ["RR430"] and r.findings[0].blocking, r.findings
@@ -56,8 +58,10 @@ def test_engine_patches_block(line):
     "git clone https://github.com/example/srt-slurm.git && cd srt-slurm\ngit apply ../runners/patches/srt-slurm-vllm-port.patch",
     f"patch --dry-run -p1 -d {DIST} < fix.patch",
     "git apply --check /tmp/vllm-scheduler-fix.patch",
+    'docker run -v "$HF_HUB_CACHE:/root/.cache/huggingface" -v "$PWD:/workspace" image',
 ], ids=["pypi tools", "lm-eval", "released pinned version", "sed own config", "library path", "harness checkout",
-        "own output", "comment", "harness checkout patched", "dry run", "apply --check"])
+        "own output", "comment", "harness checkout patched", "dry run", "apply --check",
+        "mounts of weights and workspace"])
 def test_not_engine_patches(line):
     assert review(line).findings == []
 
