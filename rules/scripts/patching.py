@@ -86,7 +86,7 @@ def _engine_dir(word: str, packages: Iterable[str]) -> str | None:
     pk = "|".join(re.escape(p) for p in packages)
     if _INSTALLED.search(word):
         m = re.search(rf"(?:site|dist)-packages/({pk})(?:[/\s'\"]|$)", word)
-        return m.group(1) if m else "installed packages"
+        return m.group(1) if m else "the image's installed packages"
     m = re.search(rf"\bimport\s+({pk})\b", word) or re.search(rf"\b({pk})\.__(?:file|path)__", word)
     if m:
         return m.group(1)
@@ -204,8 +204,8 @@ def _line_patches(path: str, lg: Logical, env: dict[str, str], packages: tuple[s
     if m:
         target = _patched_tree(lg, env, packages, clones)
         if target:
-            f = re.search(r"([\w${}./-]+\.(?:patch|diff))\b", lg.text)
-            named = f" (`{posixpath.basename(expand(f.group(1), env))}`)" if f else ""
+            f = re.search(r"([\w./-]+\.(?:patch|diff))\b", expand(lg.text, env))
+            named = f" (`{posixpath.basename(f.group(1))}`)" if f else ""
             add(f"`{' '.join(m.group(1).split()[:2])}`{named} applies a patch to", target)
         return found
     for mnt in _MOUNT.finditer(lg.text):
