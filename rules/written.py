@@ -151,7 +151,6 @@ def proof_line(proof: str | None) -> str | None:
 # neither holds. `recipe-review docs` writes the table (docs/written-rules.md); a test keeps every
 # ID accounted for and drops an entry once the ID is covered.
 GAPS: dict[str, tuple[str, str]] = {
-    "A8": ("partly", "yaml-invalid (RR012) reports a changelog that does not parse; duplicate keys have no fixture"),
     "A9": ("partly", "changelog-format-broken (RR006) checks entry starts; no fixture of its own yet"),
     "A10": ("partly", "a pr-link correction entry is not judged apart from other entries"),
     "A15": ("partly", "no rule yet asks an agentic-only change to restrict the scenario type"),
@@ -167,7 +166,6 @@ GAPS: dict[str, tuple[str, str]] = {
     "B5": ("partly", "who may ask for a reuse is the commenter's permission on GitHub; not judged by a rule"),
     "B6": ("partly", "the reused run's owner and artifacts are Actions data the review does not read yet"),
     "B7": ("partly", "a fork PR is visible on GitHub; nothing reports it yet"),
-    "C1": ("partly", "master-config-schema-invalid (RR104) emulates the schema; no fixture of its own yet"),
     "C3": ("partly", "needs MODELS.md, which no revision of the measured history has; not built here"),
     "C4": ("partly", "no rule checks a master row's runner against runners.yaml"),
     "C7": ("partly", "not built here; its exceptions (new hardware, new architectures) need a person"),
