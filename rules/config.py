@@ -63,7 +63,7 @@ class Paths(BaseModel):
     deprecated: tuple[str, ...] = ("**/deprecated/**",)
     # Written policy read at the base revision (rules/policy.py): file paths relative to the
     # repository root and to each layout root the PR touches (`inferencex-e2e/`).
-    policy: tuple[str, ...] = ("AGENTS.md", "CLAUDE.md", "CONTRIBUTING.md")
+    policy: tuple[str, ...] = ("AGENTS.md", "CLAUDE.md", "CONTRIBUTING.md", "docs/PR_REVIEW_CHECKLIST.md")
     # The tooling the repository's gates run (the changelog validator and processor, the schema,
     # the sweep generator). A PR that changes it is checked by its own version, which the
     # emulation does not model: findings of `PROOF = "gate"` rules are then skipped, not claimed.

@@ -89,11 +89,13 @@ from rules.scripts.checks import (
     command_overwritten_before_use,
     comment_contradicts_flag,
     config_selector_used_as_path,
+    engine_patched,
     expert_parallel_unconditional,
     flag_missing_value,
     health_check_without_fail,
     launcher_not_a_script,
     mtp_environment_missing,
+    model_architecture_overridden,
     mtp_script_missing_chat_template,
     script_framework_mismatch,
     script_missing_for_config,
@@ -108,6 +110,7 @@ from rules.scripts.checks import (
     value_never_read,
     variable_maybe_unset_under_set_u,
     variable_unset_under_set_u,
+    waiver_incomplete,
 )
 
 ALL_RULES = (
@@ -203,6 +206,9 @@ ALL_RULES = (
     agentic_prefix_cache_disabled,
     config_selector_used_as_path,
     comment_contradicts_flag,
+    engine_patched,
+    waiver_incomplete,
+    model_architecture_overridden,
 )
 
 _BY_KEY = {}

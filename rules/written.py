@@ -143,3 +143,62 @@ def proof_line(proof: str | None) -> str | None:
                 "runs another point than it reports, or mislabels its result.")
     rid = proof.split(":", 1)[1]
     return f"Blocking because it breaks the repository's written rule {rid} ({WRITTEN[rid][1]})."
+
+
+# Where a written rule is not covered (a rule declares it in `ENFORCES` and fixtures under
+# tests/written/fixtures/<ID>/ prove it), why: `("partly", what is missing)` for a rule a review can
+# decide from the repository and GitHub, or `("person", why)` for one that needs judgement or data
+# neither holds. `recipe-review docs` writes the table (docs/written-rules.md); a test keeps every
+# ID accounted for and drops an entry once the ID is covered.
+GAPS: dict[str, tuple[str, str]] = {
+    "A9": ("partly", "changelog-format-broken (RR006) checks entry starts; no fixture of its own yet"),
+    "A10": ("partly", "a pr-link correction entry is not judged apart from other entries"),
+    "A15": ("partly", "no rule yet asks an agentic-only change to restrict the scenario type"),
+    "A16": ("partly", "no rule yet for the order and indentation of entry keys"),
+    "A19": ("partly", "the base-versus-head matrix comparison of append-only entries is not built"),
+    "A20": ("partly", "tracing an append-only change to the lines existing points execute is not built"),
+    "A21": ("partly", "sweep generation is emulated per master key (RR105); the changelog's own matrix has no fixture"),
+    "A22": ("partly", "changelog-pr-link-placeholder (RR005) flags the placeholder whether or not a sweep is asked for"),
+    "B1": ("partly", "the App's sweep-gate check counts primary labels; it is not a rule with fixtures"),
+    "B2": ("partly", "the App's sweep-gate ignores a lone modifier; it is not a rule with fixtures"),
+    "B3": ("partly", "only the App's help text recommends the fail-fast sweep"),
+    "B4": ("partly", "the App's `/reuse-sweep-run` command checks the labels; not a rule with fixtures"),
+    "B5": ("partly", "who may ask for a reuse is the commenter's permission on GitHub; not judged by a rule"),
+    "B6": ("partly", "the reused run's owner and artifacts are Actions data the review does not read yet"),
+    "B7": ("partly", "a fork PR is visible on GitHub; nothing reports it yet"),
+    "C3": ("partly", "needs MODELS.md, which no revision of the measured history has; not built here"),
+    "C4": ("partly", "no rule checks a master row's runner against runners.yaml"),
+    "C7": ("partly", "not built here; its exceptions (new hardware, new architectures) need a person"),
+    "C8": ("partly", "engine-first ordering across configs is not built here"),
+    "C9": ("partly", "needs MODELS.md's deprecation dates; not built here"),
+    "C10": ("partly", "no rule checks that fixed-sequence scripts take the matrix's max model length"),
+    "C11": ("partly", "nodes against workers are checked (RR217, RR223); the fleet's size is not"),
+    "D1": ("partly", "dp-attention and EP labels are compared (RR215, RR216); workers, TP and conc-list are not"),
+    "D3": ("partly", "no rule compares a recipe's identity image with its container"),
+    "D4": ("partly", "a selector used as a path is caught (RR420); resolving the variant is not built here"),
+    "D5": ("partly", "no rule checks that an upstream recipe link is pinned"),
+    "E3": ("partly", "capture-list-end-mismatch (RR202) covers the engine's refusal only"),
+    "E6": ("partly", "no rule holds capture sizes to the playbook's cap"),
+    "E7": ("partly", "no rule for SGLang's EAGLE draft-token arithmetic"),
+    "E8": ("partly", "dp-attention is checked against the master label (RR215), not DP = TP"),
+    "E9": ("partly", "EP is checked against the master label (RR216), not EP = TP"),
+    "E10": ("partly", "capture ranges are checked against concurrency (RR212, RR213), not max running requests"),
+    "E11": ("partly", "no rule for TensorRT-LLM's max_num_tokens"),
+    "E12": ("partly", "no rule for TensorRT-LLM's EP dividing TP"),
+    "E13": ("partly", "trt-capture-exceeds-max-batch (RR214) checks the upper bound only"),
+    "E17": ("partly", "offload pools sized by scripts are not traced to the budget here"),
+    "E18": ("partly", "1024-based conversions of the budget are not detected here"),
+    "E20": ("partly", "no rule for DP batch divisibility"),
+    "E21": ("partly", "needs golden_al_distribution/ lookups; not built here"),
+    "F3": ("partly", "no rule yet for one flag per line in launch commands"),
+    "F6": ("partly", "new workspace directories are decidable but not built; root-owned leftovers only show in a run"),
+    "F8": ("partly", "no rule yet for the enroot import in launchers"),
+    "F9": ("partly", "set -u reads are checked (RR404, RR423); the newer conventions are not"),
+    "G1": ("partly", "the sign-off comment is GitHub data; the template check is not built here"),
+    "G2": ("partly", "CODEOWNERS and the signer are GitHub data; the scope check is not built here"),
+    "G3": ("partly", "the sweep's runs are Actions data; not read by a rule yet"),
+    "G4": ("person", "whether the upstream recipe's arguments match the benchmark's is a reading of another project's docs"),
+    "G5": ("partly", "a bilingual title is decidable, an AI disclosure's wording needs a person; not built"),
+    "G6": ("person", "how many Pareto points a curve needs is decided per PR by the maintainers (admin bypass)"),
+    "G7": ("person", "the precision a draft model ships at is the model publisher's data, not the repository's"),
+}

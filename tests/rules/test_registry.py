@@ -10,7 +10,7 @@ from rules.config import RuleOptions
 from rules.engine import doc_sections
 from rules.finding import Severity
 from rules.registry import ALL_RULES, by_code
-from rules.written import proof_problem
+from rules.written import WRITTEN, proof_problem
 
 ROOT = Path(rules.__file__).parent
 # Every rule module of every domain: rules/<domain>/checks/<name>.py.
@@ -62,6 +62,19 @@ def test_a_blocking_rule_declares_its_proof(rule):
         assert proof_problem(proof) is None, proof_problem(proof)
     else:
         assert proof is None, f"{rule.CODE} is a nit: a PROOF would claim more than it reports"
+
+
+@pytest.mark.parametrize("rule", ALL_RULES, ids=lambda r: r.CODE)
+def test_enforces_names_written_rules(rule):
+    """`ENFORCES` (issue 22): a tuple of rules/written.py IDs; a `written:<ID>` PROOF is one of them."""
+    enforces = getattr(rule, "ENFORCES", ())
+    assert isinstance(enforces, tuple) and all(isinstance(i, str) for i in enforces), f"{rule.CODE}: ENFORCES is a tuple of IDs"
+    assert len(set(enforces)) == len(enforces), f"{rule.CODE}: ENFORCES repeats an ID"
+    for rid in enforces:
+        assert rid in WRITTEN, f"{rule.CODE}: ENFORCES names {rid!r}, which rules/written.py does not list"
+    proof = getattr(rule, "PROOF", None) or ""
+    if proof.startswith("written:"):
+        assert proof.split(":", 1)[1] in enforces, f"{rule.CODE}: PROOF {proof!r} is not in its ENFORCES {enforces}"
 
 
 @pytest.mark.parametrize("proof,ok", [

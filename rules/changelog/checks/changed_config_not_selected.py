@@ -45,6 +45,7 @@ CODE = "RR011"
 NAME = "changed-config-not-selected"
 SEVERITY = Severity.BLOCKING
 PROOF = "written:A14"
+ENFORCES = ("A14",)
 PLURAL = "changed keys are selected by no new entry"  # the App's grouped comment: "38 changed keys …"
 MAX_LISTED = 8
 

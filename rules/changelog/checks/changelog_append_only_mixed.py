@@ -34,6 +34,7 @@ CODE = "RR014"
 NAME = "changelog-append-only-mixed"
 SEVERITY = Severity.BLOCKING
 PROOF = "gate"
+ENFORCES = ("A18",)
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:

@@ -33,6 +33,7 @@ CODE = "RR008"
 NAME = "changelog-config-key-unknown"
 SEVERITY = Severity.BLOCKING
 PROOF = "gate"
+ENFORCES = ("A13",)
 LIST_ITEM = re.compile(r"^\s*-\s+(.*?)\s*$")
 
 

@@ -41,6 +41,7 @@ from rules.finding import Passed, Problem, Severity, Skipped
 CODE = "RR017"
 NAME = "changelog-description-placeholder"
 SEVERITY = Severity.NIT
+ENFORCES = ("A17",)
 
 _PLACEHOLDER = re.compile(r"(?i)^(?:test(?:ing)?|tbd|todo|tba|wip|x{2,}|placeholder|temp|tmp|n/?a|none|null|"
                           r"description|desc|foo|bar|asdf|\.{2,}|…|-+|\?+)$")

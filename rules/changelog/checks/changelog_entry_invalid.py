@@ -38,6 +38,7 @@ CODE = "RR003"
 NAME = "changelog-entry-invalid"
 SEVERITY = Severity.BLOCKING
 PROOF = "gate"
+ENFORCES = ("A12",)
 
 SCENARIO_TYPES = ("fixed-seq-len", "agentic-coding")
 EVAL_OPTIONS = ("evals-only", "all-evals", "eval-min-prefill-ep")

@@ -33,6 +33,7 @@ CODE = "RR001"
 NAME = "changelog-entry-misplaced"
 SEVERITY = Severity.BLOCKING
 PROOF = "written:A2"
+ENFORCES = ("A2",)
 MAX_NAMED = 8
 
 

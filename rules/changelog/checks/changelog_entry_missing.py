@@ -53,6 +53,7 @@ from rules.finding import Passed, Problem, Severity, Skipped
 CODE = "RR009"
 NAME = "changelog-entry-missing"
 SEVERITY = Severity.NIT
+ENFORCES = ("A1",)
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
     changes = benchmark_changes(ctx)

@@ -31,6 +31,7 @@ CODE = "RR006"
 NAME = "changelog-format-broken"
 SEVERITY = Severity.BLOCKING
 PROOF = "written:A6"
+ENFORCES = ("A6", "A7")
 
 _BAD_BYTES = ((b"\r", "a carriage return (CR)"), (b"\t", "a tab"), (b"\0", "a NUL byte"))
 _END_WINDOW = 4096

@@ -32,6 +32,7 @@ CODE = "RR002"
 NAME = "changelog-history-changed"
 SEVERITY = Severity.BLOCKING
 PROOF = "written:A3"
+ENFORCES = ("A3", "A4")
 
 _RAW = ("raw-prefix", "no-change", "corrections-raw")
 _LOCAL = ("edited", "tail", "separator", "header")

@@ -35,6 +35,7 @@ CODE = "RR004"
 NAME = "changelog-pr-link-wrong"
 SEVERITY = Severity.BLOCKING
 PROOF = "written:A11"
+ENFORCES = ("A11",)
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:

@@ -40,6 +40,7 @@ CODE = "RR007"
 NAME = "changelog-separator-irregular"
 SEVERITY = Severity.BLOCKING
 PROOF = "written:A5"
+ENFORCES = ("A5",)
 
 
 def _describe(lines: tuple[str, ...]) -> str:

@@ -45,6 +45,7 @@ CODE = "RR012"
 NAME = "yaml-invalid"
 SEVERITY = Severity.BLOCKING
 PROOF = "gate"
+ENFORCES = ("A8",)
 YAML_SUFFIXES = (".yaml", ".yml")
 # The kinds of YAML this review reads (rules/context.py `KINDS`); other YAML is out of scope.
 REVIEWED_KINDS = ("changelog", "master_configs", "runners", "recipes")

@@ -40,6 +40,7 @@ CODE = "RR104"
 NAME = "master-config-schema-invalid"
 SEVERITY = Severity.BLOCKING
 PROOF = "gate"
+ENFORCES = ("C1",)
 MAX_PER_KEY = 3
 MAX_KEYS = 50  # keys reported one by one; the rest in one summary finding
 GATE = ("Rejected by the PR-run `check-changelog` (its `load_config_files` validates every master config) on any "

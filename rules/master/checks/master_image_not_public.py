@@ -35,6 +35,7 @@ CODE = "RR101"
 NAME = "master-image-not-public"
 SEVERITY = Severity.BLOCKING
 PROOF = "written:C5"
+ENFORCES = ("C5",)
 LOCAL_SUFFIXES = (".sqsh", ".squashfs", ".sif", ".tar", ".tar.gz")
 LOCAL_PREFIXES = ("/", ".", "~", "file:", "\\")
 

@@ -31,6 +31,7 @@ from rules.master.analysis import parse_image, touched_rows
 CODE = "RR102"
 NAME = "master-image-unpinned"
 SEVERITY = Severity.NIT
+ENFORCES = ("C6",)
 MOVING_WORDS = frozenset({"latest", "nightly", "dev", "main", "master", "edge", "stable", "rolling", "unstable",
                           "head", "tip", "current", "release"})
 _VERSION = re.compile(r"^v?\d+(?:\.\d+)+[a-z0-9]*$|^v\d+$|^(?:rc|post|dev)\d+$|^\d{6,}$|^(?=.*\d)(?=.*[a-f])[0-9a-f]{7,}$")

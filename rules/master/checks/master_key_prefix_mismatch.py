@@ -25,6 +25,7 @@ from rules.master.analysis import touched_rows
 CODE = "RR103"
 NAME = "master-key-prefix-mismatch"
 SEVERITY = Severity.NIT
+ENFORCES = ("C2",)
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:

@@ -37,6 +37,7 @@ from rules.recipe.points import Capture, Once, anchor, captures, changed_recipes
 CODE = "RR203"
 NAME = "capture-list-decode-misaligned"
 SEVERITY = Severity.NIT
+ENFORCES = ("E4",)
 
 
 def classify(cap: Capture) -> tuple[str, list[int]]:

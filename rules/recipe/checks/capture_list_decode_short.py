@@ -25,6 +25,7 @@ from rules.recipe.points import Once, anchor, captures, changed_recipes, points_
 CODE = "RR204"
 NAME = "capture-list-decode-short"
 SEVERITY = Severity.NIT
+ENFORCES = ("E5",)
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed]:

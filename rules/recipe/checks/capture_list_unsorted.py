@@ -34,6 +34,7 @@ from rules.recipe.points import Capture, Once, anchor, captures, changed_recipes
 CODE = "RR224"
 NAME = "capture-list-unsorted"
 SEVERITY = Severity.NIT
+ENFORCES = ("E1",)
 _LIST_IN_LINE = re.compile(r'("cudagraph_capture_sizes"\s*:\s*)\[[^\]]*\]')
 
 

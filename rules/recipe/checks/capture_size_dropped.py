@@ -43,6 +43,7 @@ from rules.recipe.points import DECODE_ONLY_MODES, Once, anchor, captures, chang
 CODE = "RR222"
 NAME = "capture-size-dropped"
 SEVERITY = Severity.NIT
+ENFORCES = ("E2",)
 
 
 def _listed(xs: list[int]) -> str:

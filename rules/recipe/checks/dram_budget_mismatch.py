@@ -52,6 +52,7 @@ CODE = "RR206"
 NAME = "dram-budget-mismatch"
 SEVERITY = Severity.BLOCKING
 PROOF = "written:E16"
+ENFORCES = ("E16",)
 
 
 class Options(RuleOptions):

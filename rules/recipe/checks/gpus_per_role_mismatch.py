@@ -34,6 +34,7 @@ CODE = "RR207"
 NAME = "gpus-per-role-mismatch"
 SEVERITY = Severity.BLOCKING
 PROOF = "written:E14"
+ENFORCES = ("E14",)
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed]:

@@ -51,6 +51,7 @@ CODE = "RR219"
 NAME = "host-pool-exceeds-budget"
 SEVERITY = Severity.BLOCKING
 PROOF = "written:E19"
+ENFORCES = ("E19",)
 BUDGET_SIZED = ("simple-cpu", "lmcache")
 
 

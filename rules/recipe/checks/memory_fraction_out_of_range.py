@@ -26,6 +26,7 @@ CODE = "RR208"
 NAME = "memory-fraction-out-of-range"
 SEVERITY = Severity.BLOCKING
 PROOF = "written:E15"
+ENFORCES = ("E15",)
 # (engine, arg path, upper bound inclusive?)
 FRACTIONS = (
     ("vllm", ("gpu-memory-utilization",), True),

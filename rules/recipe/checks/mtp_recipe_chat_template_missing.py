@@ -39,6 +39,7 @@ CODE = "RR220"
 NAME = "mtp-recipe-chat-template-missing"
 SEVERITY = Severity.BLOCKING
 PROOF = "written:F1"
+ENFORCES = ("F1",)
 KEY = "use_chat_template"
 SA_BENCH = "sa-bench"
 

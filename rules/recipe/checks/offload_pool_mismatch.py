@@ -48,6 +48,7 @@ CODE = "RR205"
 NAME = "offload-pool-mismatch"
 SEVERITY = Severity.BLOCKING
 PROOF = "written:E19"
+ENFORCES = ("E19",)
 PER_RANK, TOTAL = "cpu_bytes_to_use_per_rank", "cpu_bytes_to_use"
 
 

@@ -39,6 +39,7 @@ CODE = "RR304"
 NAME = "recipe-container-mismatch"
 SEVERITY = Severity.BLOCKING
 PROOF = "written:D2"
+ENFORCES = ("D2",)
 _CONTAINER_LINE = re.compile(r"""^(?P<pre>\s*container:\s*)(?P<q>["']?)(?P<val>[^"'#\s]*)(?P=q)(?P<post>\s*(?:#.*)?)$""")
 
 

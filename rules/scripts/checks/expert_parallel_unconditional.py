@@ -34,6 +34,7 @@ from rules.scripts.parse import Unreadable, changed_script
 CODE = "RR303"
 NAME = "expert-parallel-unconditional"
 SEVERITY = Severity.NIT
+ENFORCES = ("F2",)
 FLAG = re.compile(r"(?<![\w-])--enable-expert-parallel(?![\w-])")
 
 

@@ -31,6 +31,7 @@ CODE = "RR302"
 NAME = "mtp-script-missing-chat-template"
 SEVERITY = Severity.BLOCKING
 PROOF = "written:F1"
+ENFORCES = ("F1",)
 CALL = "run_benchmark_serving"
 FLAGS = re.compile(r"(?<![\w-])--(?:use-chat-template|dsv4)(?![\w-])")
 EXCLUDED = re.compile(r"(?:^|/)speedbench/")

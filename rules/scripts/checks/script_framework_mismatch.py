@@ -33,6 +33,7 @@ CODE = "RR417"
 NAME = "script-framework-mismatch"
 SEVERITY = Severity.BLOCKING
 PROOF = "written:F7"
+ENFORCES = ("F7",)
 ENGINES = {"sglang": "sglang", "vllm": "vllm", "trt": "trt", "atom": "atom"}
 
 

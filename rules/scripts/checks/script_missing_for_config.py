@@ -43,6 +43,7 @@ CODE = "RR401"
 NAME = "script-missing-for-config"
 SEVERITY = Severity.BLOCKING
 PROOF = "written:F7"
+ENFORCES = ("F7",)
 
 
 SHOWN = ("--tensor-parallel-size", "--tp", "--tp-size", "--max-running-requests", "--max-num-seqs",

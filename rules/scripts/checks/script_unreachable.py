@@ -38,6 +38,7 @@ CODE = "RR402"
 NAME = "script-unreachable"
 SEVERITY = Severity.BLOCKING
 PROOF = "written:F7"
+ENFORCES = ("F7",)
 
 
 def _sku(name: str) -> str | None:
