@@ -196,9 +196,11 @@ def test_colour_on_a_terminal_only_and_honouring_no_color_and_force_color(script
 
 @pytest.fixture
 def many_findings(git_repo):
-    """13 master-config keys changed and one selected by the new entry: 12 blocking RR011 findings."""
+    """13 master-config keys changed and one selected by the new entry: 12 RR011 findings, blocking
+    because the repository's config makes RR011 (a nit by default) blocking."""
     keys = [f"dsv4-fp4-b200-vllm-k{i:02d}" for i in range(13)]
     git_repo.commit({"perf-changelog.yaml": mc_entry(keys[0], pr="1"),
+                     ".github/recipe-review.yml": "rules:\n  RR011: {severity: blocking}\n",
                      "configs/nvidia-master.yaml": master(*[row(k) for k in keys])}, "main")
     git_repo.commit({"perf-changelog.yaml": mc_entry(keys[0], pr="1") + "\n" + mc_entry(keys[0]),
                      "configs/nvidia-master.yaml": master(*[row(k, image="vllm/vllm-openai:v0.21.0") for k in keys])},

@@ -1,7 +1,10 @@
 """A readable review on a huge PR, no churn across versions, and `/ignore` — end to end on the fake GitHub.
 
 The scene: a master config with ten keys; the PR changes eight of them and appends a changelog entry
-that selects none of those, so `RR011` fires eight times in one file.
+that selects none of those, so `RR011` fires eight times in one file. `RR011` is a nit by default;
+the scene's repository makes it blocking in its `.github/recipe-review.yml` (as a repository that
+enforces its written rule A14 would), so the check run, the group comment and `/ignore` are those of
+a blocking rule.
 """
 from __future__ import annotations
 
@@ -21,6 +24,8 @@ MASTER = "configs/nvidia-master.yaml"
 LOG = "perf-changelog.yaml"
 KEYS = [f"dsv4-fp4-b200-vllm-k{i}" for i in range(10)]
 NEW_IMAGE = "vllm/vllm-openai:v0.21.0"
+RR_CONFIG = ".github/recipe-review.yml"
+BLOCKING_RR011 = "rules:\n  RR011: {severity: blocking}\n"
 
 
 def entry(keys, n: int) -> str:
@@ -38,7 +43,9 @@ class Huge(BotHarness):
 
     def __init__(self, tmp_path, git_repo, fake_github, main_extra=None, **settings):
         self.git_repo, self.fake = git_repo, fake_github
-        git_repo.commit({LOG: entry([KEYS[0]], 1), MASTER: configs(()), **(main_extra or {})}, "main")
+        extra = dict(main_extra or {})
+        extra[RR_CONFIG] = BLOCKING_RR011 + extra.get(RR_CONFIG, "")
+        git_repo.commit({LOG: entry([KEYS[0]], 1), MASTER: configs(()), **extra}, "main")
         self.push(selected=[KEYS[0]], changed=range(1, 9), deliver=False)
         fake_github.add_pr(7, base="main", head="pr", author="contributor")
         super().__init__(tmp_path, fake_github.url, 7, **settings)

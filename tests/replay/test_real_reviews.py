@@ -69,7 +69,10 @@ def test_strict_recall_does_not_fall_below_the_floor(evaluation):
     assert strict["evaluable"] > 150
     assert strict["recall"] >= FLOOR, (f"strict recall {strict['caught']}/{strict['evaluable']} = "
                                        f"{strict['recall']:.6f} fell below {FLOOR}")
-    assert rep["overall"]["upper"]["recall"] >= strict["recall"]
+    # the upper bound takes each finding's best outcome over its commits, so it catches at least what
+    # strict catches; its recall may still be lower, since a finding strict cannot evaluate (its
+    # reviewed commit force-pushed away) can be evaluable, and missed, on a same-day commit
+    assert rep["overall"]["upper"]["caught"] >= strict["caught"]
 
 
 def test_no_rule_crashes_and_no_review_errors_on_any_reviewed_commit(evaluation):

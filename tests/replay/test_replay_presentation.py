@@ -1,6 +1,6 @@
 """Replay real InferenceX PRs from ../shared/inferencex/ix-dev.bundle through the App on the fake GitHub.
 
-- #1709 @ 186b4e89 (an integration branch: 60 `RR011` in two master configs): at most one posted
+- #1709 @ 186b4e89 (an integration branch: 60 `RR011` nits in two master configs): at most one posted
   comment per rule per file and 20 in all; a re-run of the same head writes nothing; `/ignore RR011`
   refused for `write`, accepted for `maintain`, and kept after a push. (`benchmarks/huge_pr.py` prints
   the same figures.)
@@ -55,10 +55,11 @@ def test_1709_is_readable_idempotent_and_ignorable(tmp_path, mirror):
         assert per[("RR011", ".github/configs/nvidia-master.yaml")] == 1
         (group,) = [c for c in posted if "37 changed keys are selected by no new entry" in c["body"]]
         assert "```suggestion" not in group["body"]
+        # RR011 is a nit (judged: 3 of 10 of its findings were not the PR's own change), so the 60 do
+        # not fail the check; the title counts whatever else blocks, and `/ignore` takes the 60 out
         title = _check(state, 1709)["output"]["title"]
-        # the total moves as rules gain precision; the 60 RR011 of the two master configs do not
-        blocking = int(title.split()[0])
-        assert title == f"{blocking} blocking findings" and blocking > 60
+        assert title.endswith("blocking finding") or title.endswith("blocking findings") or title.startswith(
+            "No blocking findings"), title
 
         before = len(state["calls"])
         s.deliver("pull_request", s.payload("synchronize"))
@@ -68,16 +69,18 @@ def test_1709_is_readable_idempotent_and_ignorable(tmp_path, mirror):
         s.comment("writer", "/ignore RR011 integration branch")
         state = s.settle()
         assert any("needs `maintain` permission" in c["body"] for c in state["issue_comments"])
-        assert _check(state, 1709)["output"]["title"] == f"{blocking} blocking findings"
+        assert _check(state, 1709)["output"]["title"] == title
 
         s.comment("maint", "/ignore RR011 integration branch")
         state = s.settle()
-        assert _check(state, 1709)["output"]["title"] == f"{blocking - 60} blocking findings, 60 ignored"
+        ignored = _check(state, 1709)["output"]["title"]
+        assert ignored.endswith(", 60 ignored") and (title.startswith("No blocking") or
+                                                     ignored == f"{title}, 60 ignored"), (title, ignored)
 
         s.push({"perf-changelog.yaml": s.show("perf-changelog.yaml").rstrip(b"\n") + b"\n"})
         state = s.settle()
         cr = _check(state, 1709)
-        assert cr["head_sha"] != "186b4e89" and cr["output"]["title"] == f"{blocking - 60} blocking findings, 60 ignored"
+        assert cr["head_sha"] != "186b4e89" and cr["output"]["title"] == ignored
         assert "ignored by @maint: integration branch" in next(
             c["body"] for c in state["issue_comments"] if render.SUMMARY_MARKER in c["body"])
     finally:
