@@ -16,6 +16,8 @@ Then, per rule:
 - **PRs blocked** (blocking rules): PR heads with at least one finding of the rule;
 - **a sample**: up to `--per-rule` distinct PRs (10 for a blocking rule, 5 for a nit: `PER_SEVERITY`), drawn with a fixed seed (`--seed`, default
   4867) from the PRs the rule fires on, and one finding of each drawn PR (also drawn with the seed).
+  The smaller sample is the first PRs of the same 10-PR draw; the rest of that draw counts too
+  where it is judged already (a rule demoted after judging keeps its evidence);
   A PR's head is preferred to its reviewed commits; the same finding (fingerprint) on several
   commits of one PR counts once;
 - **judged precision** over the sample, from `benchmarks/precision_judged.json`: judgements keyed by
@@ -216,6 +218,12 @@ def tabulate(states: dict, heads: dict[int, str], judged: dict[str, dict], rules
         fs = found.get(code, [])
         head_fs = [f for f in fs if heads.get(f["pr"]) == f["commit"]]
         picked = sample(code, fs, heads, per_rule if per_rule is not None else PER_SEVERITY[info["severity"]], seed)
+        # A smaller sample is a prefix of the full draw; findings of the rest of the draw that were
+        # judged already (while the rule had another severity) are counted too, never thrown away.
+        chosen = {(f["pr"], f["commit"], f["fingerprint"]) for f in picked}
+        picked += [f for f in sample(code, fs, heads, max(PER_RULE, len(picked)), seed)
+                   if (f["pr"], f["commit"], f["fingerprint"]) not in chosen
+                   and judgement_key(f["pr"], f["commit"], f["fingerprint"]) in judged]
         verdicts: Counter = Counter()
         rows = []
         for f in picked:

@@ -105,3 +105,21 @@ def test_markdown_table_has_a_row_per_rule_with_its_verdicts(prec):
     out = prec.markdown_table(rep)
     assert out.splitlines()[0] == "PR heads with a blocking finding: 3/10 = 30.0 %"
     assert "| RR1 | a-rule | blocking | 4 | 3 | 3 | 3/3 | 2/0/1 | 66.7 % | below bar |" in out
+
+
+def test_a_demoted_rule_keeps_the_judgements_of_its_full_draw(prec):
+    """A nit is sampled on 5 PRs; when 10 of the draw were judged while it was blocking, all 10
+    count (evidence is not thrown away), and an unjudged finding beyond the first 5 asks for nothing."""
+    rules = {"RR1": {"name": "a", "severity": "nit", "family": "x", "proof": None}}
+    rows = [(pr, f"h{pr}", _f("RR1", pr, f"h{pr}", f"a{pr}", "nit")) for pr in range(1, 21)]
+    heads = {pr: f"h{pr}" for pr in range(1, 21)}
+    found = [{**f, "pr": pr, "commit": c} for pr, c, f in rows]
+    full = prec.sample("RR1", found, heads, per_rule=10)
+    first = prec.sample("RR1", found, heads, per_rule=5)
+    judged = {prec.judgement_key(f["pr"], f["commit"], f["fingerprint"]): {"verdict": "true"} for f in full}
+    tab = prec.tabulate(_states(rows), heads, judged, rules)
+    assert tab["rules"]["RR1"]["judged"] == 10 and tab["rules"]["RR1"]["status"] == "pass"
+    rest = [f for f in full if f not in first]
+    del judged[prec.judgement_key(rest[0]["pr"], rest[0]["commit"], rest[0]["fingerprint"])]
+    tab = prec.tabulate(_states(rows), heads, judged, rules)
+    assert tab["rules"]["RR1"]["judged"] == 9 and tab["to_judge"] == []
