@@ -50,6 +50,7 @@ Writes a JSON report (default benchmarks/results/real_reviews.json).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import json
 import os
@@ -575,8 +576,20 @@ def recorded_bases(path: Path | None = None) -> dict[int, str]:
                     rec = json.loads(line)
                     if rec.get("base"):
                         out[int(rec["number"])] = rec["base"]
+                    if rec.get("title"):
+                        _RECORDED_TITLES[int(rec["number"])] = rec["title"]
         _RECORDED_BASES = out
     return _RECORDED_BASES
+
+
+_RECORDED_TITLES: dict[int, str] = {}
+
+
+def recorded_title(pr: int | None) -> str | None:
+    """The PR's title as `prs-dev.jsonl.xz` records it (what the App reads from the pull request and
+    `check --title` takes), or None."""
+    recorded_bases()
+    return _RECORDED_TITLES.get(pr) if pr is not None else None
 
 
 def base_at(repo: str, commit: str, pr: int | None = None) -> str:
@@ -602,7 +615,7 @@ def base_at(repo: str, commit: str, pr: int | None = None) -> str:
 
 def review(repo: str, commit: str, pr: int) -> dict:
     """What `recipe-review check --repo REPO --base $(base_at REPO COMMIT PR) --head COMMIT --pr-number PR
-    --format json` prints, minus `checks` (not scored): {"findings": [...]} (+ "config_errors"),
+    --title TITLE --format json` prints (TITLE: the recorded PR title), minus `checks` (not scored): {"findings": [...]} (+ "config_errors"),
     or {"error": message} when the review could not run."""
     from bot.cli import _load_repo_config
     from bot.localgit import changeset_from_git, config_at
@@ -612,6 +625,7 @@ def review(repo: str, commit: str, pr: int) -> dict:
         base = base_at(repo, commit, pr)
         config, config_errors = _load_repo_config(config_at(Path(repo), base))
         changeset = changeset_from_git(Path(repo), base, commit, pr, paths=config.paths, config=config)
+        changeset = dataclasses.replace(changeset, title=recorded_title(pr))
         report = run(changeset, config)
     except Exception as err:  # counted and reported, never fatal
         return {"error": f"{type(err).__name__}: {err}"}
@@ -627,10 +641,10 @@ def _review_task(args: tuple[str, str, int]) -> tuple[str, int, dict]:
 
 
 def source_hash(root: Path = ROOT) -> str:
-    """A hash of the review code: everything under rules/, bot/localgit.py and bot/cli.py."""
+    """A hash of the review code: everything under rules/, bot/localgit.py, bot/cli.py and this file."""
     h = hashlib.sha256()
     files = sorted(p for p in (root / "rules").rglob("*") if p.is_file() and "__pycache__" not in p.parts)
-    files += [root / "bot" / "localgit.py", root / "bot" / "cli.py"]
+    files += [root / "bot" / "localgit.py", root / "bot" / "cli.py", root / "benchmarks" / "real_reviews.py"]
     for p in files:
         h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
     return h.hexdigest()[:16]

@@ -8,6 +8,7 @@ fix, 1 when blocking findings remain that need a person, 2 on errors; it never c
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -69,6 +70,8 @@ def cmd_check(args) -> int:
                                            config=config)
         except GitError as err:
             raise UsageError(str(err)) from err
+    if getattr(args, "title", None) is not None:
+        changeset = dataclasses.replace(changeset, title=args.title)
     report = run(changeset, config, rules=selection.rules, force=selection.force)
     if args.format == "json":
         out = report.to_dict()
@@ -224,6 +227,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--base", help="base revision, e.g. origin/main; `auto`: the upstream's default branch")
     c.add_argument("--head", help="head revision (default HEAD)")
     c.add_argument("--pr-number", type=int, help="the PR number, to check the changelog pr-link")
+    c.add_argument("--title", metavar="TEXT", help="the PR title, as the App reads it from the pull request "
+                                                   "(a `Revert ...` title marks a maintainer revert)")
     c.add_argument("--changes", metavar="FILE", help="read the changeset from a replay JSON file instead of git")
     c.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text",
                    help="text; json (one object, a contract); github (workflow annotations); "

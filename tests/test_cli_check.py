@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.rules.changelog_helpers import BASE, NEW, insert_before
+from tests.rules.changelog_helpers import BASE, NEW, insert_before, starts
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -102,3 +102,17 @@ def test_json_keeps_one_entry_per_problem_where_the_app_groups(git_repo):
     assert set(out) == {"findings", "checks"}
     assert all(set(f) == {"code", "name", "severity", "path", "line", "end_line", "message", "why", "fix",
                           "suggestion", "evidence", "fingerprint"} for f in out["findings"])
+
+
+def test_title_marks_a_revert_that_may_delete_its_entry(git_repo):
+    """`--title` is the PR title the App reads: a `Revert ...` PR may delete the entry it reverts."""
+    at = starts(BASE)
+    git_repo.commit({"perf-changelog.yaml": BASE}, "changelog with eight entries")
+    git_repo.commit({"perf-changelog.yaml": BASE[:at[4]] + BASE[at[5]:]}, "revert", branch="feature")
+    plain = json.loads(_check(git_repo, "--base", "main", "--head", "feature", "--format", "json").stdout)
+    assert [f["code"] for f in plain["findings"] if f["code"] == "RR002"] == ["RR002"]
+    proc = _check(git_repo, "--base", "main", "--head", "feature", "--format", "json",
+                  "--title", 'Revert "Bump the qwen image"')
+    titled = json.loads(proc.stdout)
+    assert [f for f in titled["findings"] if f["code"] == "RR002"] == []
+    assert any(c["code"] == "RR002" and "revert" in c["detail"] for c in titled["checks"])

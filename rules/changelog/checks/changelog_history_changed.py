@@ -15,6 +15,14 @@ and are rejected by the merge path at merge. Each finding names the gate that re
       description:
         - "7% uplift for llama"        # was "6-7% uplift for llama for 6/8 configs"
 
+## When it fires
+On every history change the analysis finds (an edited, deleted, moved or re-spaced existing entry,
+the bytes after the last entry, the header), as blocking when a gate of the repository at the
+revision rejects it or its written guidance states the append-only contract; otherwise it is handed
+to changelog-convention-unwritten as a nit. A PR whose title marks a revert (`Revert ...`,
+`revert: ...`) may delete or restore the reverted PR's entries: the written rule excepts maintainer
+reverts, so those changes pass (re-spaced separators and the tail are still judged).
+
 ## Fix
 Restore the base branch's bytes (`git checkout origin/main -- perf-changelog.yaml`) and re-append
 only this PR's entries. To correct an old entry, add a new entry; a pr-link correction goes in a
@@ -23,6 +31,7 @@ PR of its own. Historical irregular separators (trailing spaces) stay exactly as
 from collections.abc import Iterator
 
 from rules.changelog.analysis import changelog_diffs
+from rules.changelog.changes import REVERT_TITLE
 from rules.changelog.gates import note
 from rules.config import RuleOptions
 from rules.context import ReviewContext
@@ -51,9 +60,21 @@ _STAGES = {
 }
 
 
+_REVERTED = ("deleted", "removed", "edited", "moved")
+
+
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
+    title = ctx.changeset.title or ""
+    revert = bool(REVERT_TITLE.match(title))
     for d in changelog_diffs(ctx):
+        reverted = [c for c in d.history_changes if revert and c.kind in _REVERTED]
+        if reverted:
+            yield Passed(f"{d.path}: {len(reverted)} change(s) to existing entries in a revert (the PR title "
+                         f"`{title[:80]}`): a maintainer revert is the written exception to immutable history",
+                         path=d.path)
         for c in d.history_changes:
+            if c in reverted:
+                continue
             # An edit or a re-spacing is judged on its own lines; a deletion or a move deletes content.
             lines = (c.line - 1, (c.end_line or c.line) + 1) if c.line is not None and c.kind in _LOCAL else None
             n = note(ctx, d, *_STAGES.get(c.kind, _STAGES["edited"]), lines=lines, written="append-only")

@@ -39,9 +39,10 @@ def test_deletion_points_at_the_nearest_head_line():
 def test_deleting_the_tail_points_at_the_last_line():
     at = starts(BASE)
     head = BASE[:at[7]].rstrip("\n") + "\n"
-    r = review(BASE, head, rr002, title="Revert \"Add dsv4\"")
+    r = review(BASE, head, rr002)
     assert _codes(r) == [("RR002", head.count("\n"))]
-    assert any("maintainer revert" in e for e in r.findings[0].evidence)
+    # a revert may delete the entries it reverts (the written exception): passed, not flagged
+    assert _codes(review(BASE, head, rr002, title="Revert \"Add dsv4\"")) == []
 
 
 def test_reorder_is_a_move():
@@ -172,3 +173,29 @@ def test_deleting_the_last_entry_is_reported_next_to_the_deletion():
     r = review(base, head, rr002)
     assert [f.line for f in r.findings] == [head.count("\n")] and r.in_base == []
     assert "One existing entry (#4900) was deleted here." in r.findings[0].message
+
+
+@pytest.mark.parametrize("title,blocked", [
+    ('Revert "Bump the qwen image (#4852)"', False),
+    ("revert: the qwen image bump", False),
+    ("Bump the qwen image", True),
+    ("Do not revert the qwen image", True),  # a revert is what the title starts with, not a word in it
+])
+def test_a_revert_may_delete_the_reverted_entry(title, blocked):
+    at = starts(BASE)
+    head = BASE[:at[4]] + BASE[at[5]:]  # drop #4852
+    r = review(BASE, head, rr002, title=title)
+    assert bool(r.findings) is blocked
+    if not blocked:
+        (said,) = [c for c in r.checks if c.code == "RR002" and c.status == "passed"]
+        assert "revert" in said.detail and "written exception" in said.detail
+
+
+def test_a_revert_still_may_not_respace_history():
+    """The exception covers the reverted entries, not the separators or the tail."""
+    at = starts(BASE)
+    head = BASE[:at[4]] + BASE[at[5]:]
+    head = head.rstrip("\n") + "\n\n\n"
+    r = review(BASE, head, rr002, title='Revert "Bump the qwen image (#4852)"')
+    kinds = [f.message for f in r.findings]
+    assert all("deleted" not in m for m in kinds)

@@ -69,3 +69,16 @@ def test_an_entry_of_the_pre_pr_link_shape_is_accepted_where_its_tooling_read_it
     assert r.findings == [] and any("entry shape of" in c.detail for c in r.checks if c.status == "skipped")
     # control: the same entry against today's tooling is invalid
     assert {f.code for f in run(changeset(BASE, BASE + "\n" + old), rules=[rr003]).findings} == {"RR003"}
+
+
+def test_a_missing_final_newline_follows_the_same_proof():
+    """At a revision whose gates do not check the last byte, the missing newline is blocking only
+    where the base writes the one-newline contract down; else it is skipped with the reason."""
+    head = (BASE + "\n" + NEW).rstrip("\n")
+    r = _review(BASE, head, rr006, SILENT)
+    assert r.findings == []
+    assert any("missing final newline" in c.detail and "does not state the contract" in c.detail
+               for c in r.checks if c.status == "skipped")
+    states = b"# Agents\n\nperf-changelog.yaml must end with exactly one newline.\n"
+    [f] = [f for f in _review(BASE, head, rr006, states).findings if "does not end with a newline" in f.message]
+    assert f.blocking
