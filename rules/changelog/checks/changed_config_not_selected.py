@@ -34,7 +34,8 @@ right and blocking and three were not the PR's own change: a branch that copied 
 in without a merge, and branches built on an integration branch whose keys came with it. A review
 sees the PR's diff against the merge base, not which branch's work a changed key is, so it cannot
 prove the change is this PR's; until it can (the base tip's value, the PR's own commits), the
-finding says what will go unmeasured and does not fail the check.
+finding says what will go unmeasured and does not fail the check. (Its message keeps the
+wording it was judged under: the fingerprint, and with it the judgement, follows the message.)
 
 ## Fix
 Add the key (or a `*` pattern that matches it) to the `config-keys` of the new entry, or revert
@@ -99,8 +100,8 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
         diff, entry = entries[-1]
         line = entry.key_lines.get("config-keys", entry.start_line)
         yield Problem(c.path, c.line, f"config key `{c.key}` is {c.status} here but no new changelog entry selects it. "
-                                      "The sweep will not benchmark this change; if the key came with the base or an "
-                                      "integration branch this PR is built on, it needs no entry here.",
+                                      "Both gates accept this; only the documented contract (every changed key is "
+                                      "benchmarked by its PR) forbids it.",
                       fix=f"Add `{c.key}` to `config-keys` of the new entry ({diff.path} line {line}), "
                           "or undo the change to this key.",
                       evidence=(f"`{c.key}` {c.status} in {c.path} (line {c.line})",
