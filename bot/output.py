@@ -191,7 +191,7 @@ def as_sarif(report: Report, config=None, config_errors: list[str] = (), ran=Non
     help_uri = config.repo.rule_help_uri
     rules, index = [], {}
     for rule in ALL_RULES if ran is None else ran:
-        rc = config.rule_config(rule.CODE, rule.NAME)
+        rc = config.rule_config(rule.CODE, rule.NAME, getattr(rule, "DEFAULT_ENABLED", True) is not False)
         if not rc.enabled and rule.CODE not in force:
             continue
         index[rule.CODE] = len(rules)

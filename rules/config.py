@@ -82,6 +82,10 @@ class RuleConfig(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict)  # validated against the rule's Options
 
 
+_ON = RuleConfig()
+_OFF = RuleConfig(enabled=False)
+
+
 class LabelsConfig(BaseModel):
     """Sweep-label names (used by the bot's label handling; the rules ignore them)."""
 
@@ -229,8 +233,14 @@ class EngineConfig:
     def paths(self) -> Paths:
         return self.repo.paths
 
-    def rule_config(self, code: str, name: str) -> RuleConfig:
-        return self.repo.rules.get(code) or self.repo.rules.get(name) or RuleConfig()
+    def rule_config(self, code: str, name: str, default_enabled: bool = True) -> RuleConfig:
+        """The repository's overrides for the rule; without any, its defaults: enabled unless the
+        caller says the rule module has `DEFAULT_ENABLED = False` (a rule judged below its
+        precision bar, kept for repositories that switch it on with `enabled: true`)."""
+        got = self.repo.rules.get(code) or self.repo.rules.get(name)
+        if got is not None:
+            return got
+        return _ON if default_enabled else _OFF
 
     def options_for(self, rule) -> RuleOptions:
         if rule.CODE in self._options:

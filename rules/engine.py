@@ -72,6 +72,11 @@ def _first_paragraph(text: str) -> str:
     return " ".join(text.strip().split("\n\n")[0].split())
 
 
+def enabled_by_default(rule) -> bool:
+    """False for a rule module with `DEFAULT_ENABLED = False` (below its precision bar)."""
+    return getattr(rule, "DEFAULT_ENABLED", True) is not False
+
+
 def run(changeset: ChangeSet, config: EngineConfig | None = None, rules=None,
         ctx: ReviewContext | None = None, force: frozenset[str] = frozenset()) -> Report:
     """Run every enabled rule; a rule that crashes becomes a finding, never an exception.
@@ -90,10 +95,11 @@ def run(changeset: ChangeSet, config: EngineConfig | None = None, rules=None,
     # declares it receives that rule's unproven problems (`REPORTS_UNPROVEN_OF`), a nit, when it runs.
     receivers: dict[str, object] = {}
     for r in chosen:
-        if getattr(r, "REPORTS_UNPROVEN_OF", ()) and (config.rule_config(r.CODE, r.NAME).enabled or r.CODE in force):
+        if getattr(r, "REPORTS_UNPROVEN_OF", ()) and (config.rule_config(r.CODE, r.NAME, enabled_by_default(r)).enabled
+                                                   or r.CODE in force):
             receivers.update({code: r for code in r.REPORTS_UNPROVEN_OF})
     for rule in chosen:
-        rc = config.rule_config(rule.CODE, rule.NAME)
+        rc = config.rule_config(rule.CODE, rule.NAME, enabled_by_default(rule))
         if not rc.enabled and rule.CODE not in force:
             continue
         severity = rc.severity or rule.SEVERITY

@@ -23,6 +23,10 @@ to changelog-convention-unwritten as a nit. A PR whose title marks a revert (`Re
 `revert: ...`) may delete or restore the reverted PR's entries: the written rule excepts maintainer
 reverts, so those changes pass (re-spaced separators and the tail are still judged).
 
+## Severity
+A nit until it is fixed: judged on ten sampled InferenceX PRs (benchmarks/precision.py), 8 true, 2 false as blocking (a mis-indented new entry read as a history change; one more) after the revert exception;
+the bar for a blocking rule is 95 %.
+
 ## Fix
 Restore the base branch's bytes (`git checkout origin/main -- perf-changelog.yaml`) and re-append
 only this PR's entries. To correct an old entry, add a new entry; a pr-link correction goes in a
@@ -39,8 +43,7 @@ from rules.finding import Passed, Problem, Severity, Skipped
 
 CODE = "RR002"
 NAME = "changelog-history-changed"
-SEVERITY = Severity.BLOCKING
-PROOF = "written:A3"
+SEVERITY = Severity.NIT
 ENFORCES = ("A3", "A4")
 
 _RAW = ("raw-prefix", "no-change", "corrections-raw")

@@ -14,6 +14,10 @@ launcher looks for `dsv4_fp4_mi355x_vllm.sh` or `dsv4_fp4_mi355x.sh`, neither of
       scenarios: {agentic-coding: [...]}
     # launch_mi355x-amds.sh runs benchmarks/single_node/agentic/dsv4_fp4_mi355x_vllm.sh (absent)
 
+## Severity
+A nit until it is fixed: judged on ten sampled InferenceX PRs (benchmarks/precision.py), 9 true, 1 nit as blocking (a routing the base already had);
+the bar for a blocking rule is 95 %.
+
 ## Fix
 Add the script under the name the launcher builds (the message names it), or rename the script
 you added to that name; if the launcher's naming is wrong, fix the launcher.
@@ -41,8 +45,7 @@ from rules.scripts.resolve import iter_unknown, review_points
 
 CODE = "RR401"
 NAME = "script-missing-for-config"
-SEVERITY = Severity.BLOCKING
-PROOF = "written:F7"
+SEVERITY = Severity.NIT
 ENFORCES = ("F7",)
 
 

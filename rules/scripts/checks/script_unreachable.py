@@ -10,6 +10,10 @@ the non-MTP script; #1222: `…_vllm_mtp.sh` where the H200 launchers build `…
     benchmarks/single_node/fixed_seq_len/dsr1_fp8_mi300x_mtp.sh   (added)
     dsr1-fp8-mi300x-sglang-mtp → launch_mi300x-amds.sh → dsr1_fp8_mi300x.sh
 
+## Severity
+A nit until it is fixed: judged on ten sampled InferenceX PRs (benchmarks/precision.py), 9 true, 1 nit as blocking;
+the bar for a blocking rule is 95 %.
+
 ## Fix
 Rename the script to what the launcher builds, or teach the launcher the suffix.
 
@@ -36,8 +40,7 @@ from rules.scripts.siblings import engine_of
 
 CODE = "RR402"
 NAME = "script-unreachable"
-SEVERITY = Severity.BLOCKING
-PROOF = "written:F7"
+SEVERITY = Severity.NIT
 ENFORCES = ("F7",)
 
 

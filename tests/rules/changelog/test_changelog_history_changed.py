@@ -89,7 +89,7 @@ def test_isolated_canonical_pr_link_correction_is_allowed_at_merge_but_fails_the
     head = base.replace("pr-link: XXX", f"pr-link: https://github.com/{REPO}/pull/4833")
     r = review(base, head, rr002)
     [f] = r.findings
-    assert f.blocking and f.line == line_of(head, "pull/4833")
+    assert not f.blocking and f.line == line_of(head, "pull/4833")  # RR002 is a nit (notes/proof.md)
     assert "the merge path allows an isolated canonical correction" in f.message
     assert f.message.endswith("Rejected by the PR-run `check-changelog` on this push.")
     assert any("Found deleted line:   pr-link: XXX" in e for e in f.evidence)
