@@ -41,7 +41,7 @@ class Deps:
 
     @classmethod
     def from_settings(cls, settings: Settings, submit=None, store=None) -> "Deps":
-        return cls(settings, lambda inst: PyGithubPort(client_for(settings, inst)), submit, store)
+        return cls(settings, lambda inst: PyGithubPort(client_for(settings, inst)), submit, store=store)
 
 
 def review_job(job: ReviewJob | Mapping) -> review_handler.ReviewJob:

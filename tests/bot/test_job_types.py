@@ -72,6 +72,16 @@ def test_execute_reports_an_unreadable_job_instead_of_raising():
     assert execute({"kind": "labels", "repo": "o/r", "number": 1}, Deps(Settings(), port_for=lambda _i: None)) is None
 
 
+def test_deps_from_settings_keeps_the_attempts_and_the_store_apart():
+    # the store was once passed where max_attempts sits: the last attempt's check then raised TypeError
+    from bot.jobs import MAX_ATTEMPTS, Deps
+    from bot.settings import Settings
+
+    store = object()
+    deps = Deps.from_settings(Settings(), submit=print, store=store)
+    assert deps.max_attempts == MAX_ATTEMPTS and deps.store is store and deps.submit is print
+
+
 def test_merged_keeps_opened_and_force_without_touching_either_input():
     old, new = dataclasses.replace(REVIEW, force=True), dataclasses.replace(REVIEW, head_sha="n" * 40,
                                                                           action="synchronize")
