@@ -245,7 +245,10 @@ NEW_XXX = entry("dsv4-fp4-b200-vllm", "https://github.com/SemiAnalysisAI/Inferen
 
 @pytest.fixture
 def ix_repo(git_repo):
-    git_repo.commit({"perf-changelog.yaml": BASE}, "changelog")
+    # RR002 is a nit by default; this repository makes it blocking, so the rename is a blocking
+    # finding of ours that no reviewer finding matches (the other direction counts blocking ones)
+    git_repo.commit({"perf-changelog.yaml": BASE,
+                     ".github/recipe-review.yml": "rules:\n  RR002:\n    severity: blocking\n"}, "changelog")
     first = git_repo.commit({"perf-changelog.yaml": BASE + "\n" + NEW_XXX}, "append", branch="feature")
     renamed = git_repo.commit({"perf-changelog.yaml": None, "changelog.yaml": BASE + "\n" + NEW_XXX}, "rename",
                               branch="feature")
