@@ -156,8 +156,9 @@ GAPS: dict[str, tuple[str, str]] = {
     "A4": ("partly", "enforced as a nit (RR002), see A3"),
     "A8": ("partly", "enforced as a nit (RR012): its gate-rejected parse failures and its duplicate keys no gate "
                      "rejects are one rule; an unparsable changelog is still blocked by changelog-format-broken"),
-    "A1": ("partly", "off by default (RR009, judged 5 of 7 right as a nit) and a nit (RR024): judged as blocking, 3 of 10 findings proved a benchmark "
-                     "change; reverts, no-op flags and eval-only branches need no entry and are not told apart yet"),
+    "A1": ("partly", "enforced as a nit (RR009, RR024): judged as blocking, 3 of 10 findings proved a benchmark "
+                     "change; edits after the benchmark client's last run and recipes nothing names are told apart "
+                     "(RR024), no-op flags and eval-only branches before the client are not yet"),
     "A14": ("partly", "enforced as a nit (RR011): judged as blocking, 7 of 10 findings were proved; the other "
                       "keys came from the base or an integration branch the PR was built on, which a review of "
                       "the diff against the merge base cannot tell apart yet"),

@@ -142,7 +142,7 @@ def benchmark_changes(ctx: ReviewContext) -> list[BenchmarkChange]:
                                                f"{f.path}: {kind} lines deleted only"))
                 else:
                     if judge:
-                        reach = script_reach(ctx, f) if head_kind == "scripts" else _recipe_reach(f)
+                        reach = script_reach(ctx, f) if head_kind == "scripts" else _recipe_reach(ctx, f)
                     else:  # the PR appends an entry: only the passed check lists the change
                         reach = Reach("proven", "")
                     if reach.kind == "none":
@@ -163,13 +163,24 @@ def benchmark_changes(ctx: ReviewContext) -> list[BenchmarkChange]:
     return ctx.memo(("changelog", "benchmark_changes"), compute)
 
 
-def _recipe_reach(f) -> Reach:
-    """A changed recipe is what its benchmark runs, unless only comments or formatting changed."""
+def _recipe_reach(ctx: ReviewContext, f) -> Reach:
+    """A changed recipe is what its benchmark runs, unless only comments or formatting changed, or
+    nothing the review read names it: a YAML file under the benchmarks that no master config, no
+    launcher or script read for the review and no other changed file mentions (by its file name) is
+    read by no job the review can see (judged: a reference table nothing reads needs no sweep)."""
     if f.status == "modified" and f.base is not None and f.head is not None:
         base, berr = load_values(f.base_path, f.base)
         head, herr = load_values(f.path, f.head)
         if berr is None and herr is None and base == head:
             return Reach("none", f"{f.path}: comments and formatting only (the values are unchanged)")
+    name = f.path.rsplit("/", 1)[-1].encode("utf-8", "replace")
+    texts = [mf._raw for mf in master_files(ctx, "head") if mf._raw]
+    if texts:  # without a master config read, what names the recipe is not known
+        texts += [raw for p, raw in ctx.changeset.context.items() if p != f.path and raw]
+        texts += [o.head for o in ctx.changeset.files if o.path != f.path and o.head]
+        if not any(name in t for t in texts):
+            return Reach("unknown", f"{f.path}: nothing the review read names `{name.decode()}` (no master config, "
+                                    "launcher or script)", where="in a file nothing the review read names")
     return Reach("proven", f"{f.path}: the recipe a benchmark runs is changed")
 
 

@@ -31,8 +31,11 @@ measured: telemetry sampling, evals, log collection, readiness checks. A harness
 reach a benchmark only when it edits the command that starts the serving engine or the benchmark
 client (the lines of that command, an assignment or `export` a word of it reads, transitively
 within the file, the conditions around them, a call of the function that builds it); the reach of
-any other harness edit is unknown from the file. Comment-only and whitespace-only edits reach
-nothing.
+any other harness edit is unknown from the file. An edit of a benchmark script whose every changed
+line, on both sides, comes after the last start of the benchmark client (straight-line top-level
+code: no start inside a function or a loop) runs after the measurement — evals, summaries,
+clean-up — and its reach is unknown too (judged: an eval added after the throughput run needs no
+sweep). Comment-only and whitespace-only edits reach nothing.
 """
 from __future__ import annotations
 
@@ -46,7 +49,7 @@ from typing import Any
 from rules.config import path_matches
 from rules.context import ReviewContext
 from rules.master.analysis import changed_keys
-from rules.scripts.parse import SHARED_PARSES, Assignment, Script, script_at
+from rules.scripts.parse import SHARED_PARSES, Assignment, Script, in_loop, script_at
 
 # --------------------------------------------------------------------------------------------
 # Master-config fields
@@ -363,15 +366,45 @@ def _plain_code_line(patch: str | None) -> int | None:
     return None
 
 
+def _client_end(script) -> int | None:
+    """The last line of the last benchmark-client start of a script, when every client start is
+    top-level straight-line code (no function, no loop): what follows it runs after the measurement."""
+    clients = re.compile("|".join(CLIENT_STARTS))
+    code = script.code.encode("utf-8")
+    ends = []
+    for st in script.statements():
+        if isinstance(st, Assignment) or st.name in _NOT_RUN:
+            continue
+        if clients.search(code[st.node.start_byte:st.node.end_byte].decode("utf-8", "replace")):
+            if st.function or in_loop(st.node):
+                return None
+            ends.append(st.end_line)
+    return max(ends) if ends else None
+
+
+def _after_measurement(head, base, changed_head: set[int], changed_base: set[int]) -> int | None:
+    """The head line where the benchmark client's last start ends, when every changed line of both
+    sides comes after it (evals, summaries, clean-up): None when any change could reach the run."""
+    end_head = _client_end(head)
+    end_base = _client_end(base) if base is not None else end_head
+    if end_head is None or end_base is None or not (changed_head or changed_base):
+        return None
+    if all(n > end_head for n in changed_head) and all(n > end_base for n in changed_base):
+        return end_head
+    return None
+
+
 def script_reach(ctx: ReviewContext, f) -> Reach:
     """What a changed (not removed) script reaches."""
     harness = is_harness(ctx, f.path)
-    if not harness:
-        hit = _plain_code_line(f.patch)
-        if hit is not None:
-            return Reach("proven", f"{f.path}: the benchmark script itself is changed", hit)
     head = script_at(ctx, f.path, "head") if f.head is not None else None
     base = SHARED_PARSES.parse(f.base_path, f.base) if f.status != "added" and f.base is not None else None
+    if not harness:
+        hit = _plain_code_line(f.patch)
+        if hit is not None and not (
+                f.status != "added" and isinstance(head, Script) and isinstance(base, Script)
+                and _after_measurement(head, base, *changed_code_lines(base, head))):
+            return Reach("proven", f"{f.path}: the benchmark script itself is changed", hit)
     if not isinstance(head, Script) or (f.status != "added" and not isinstance(base, Script)):
         # Without both sides readable, comments cannot be told from code, nor commands found.
         if not harness:
@@ -385,6 +418,12 @@ def script_reach(ctx: ReviewContext, f) -> Reach:
     if not harness:
         if f.status == "added":  # a new benchmark script: what its benchmark runs is all new
             return Reach("proven", f"{f.path}: a new benchmark script", min(changed_head) if changed_head else None)
+        end = _after_measurement(head, base, changed_head, changed_base)
+        if end is not None:
+            return Reach("unknown", f"{f.path}: the changed lines ({shown}) come after the benchmark client's last "
+                                    f"run (line {end:,}): what follows the measurement (evals, summaries) cannot "
+                                    "change the throughput it recorded",
+                         where="only after the benchmark client has run")
         inert = _library_inert(ctx, f.path)
         active = active_lines(head, changed_head, inert, first=True)
         if active or (base is not None and active_lines(base, changed_base, inert, first=True)):

@@ -8,7 +8,10 @@ of such a change — and a change of result labels only (`router`, a backend's `
 same benchmarks as before as far as the code shows; maintainers merge such changes without an
 entry. But the harness is shared by every benchmark, and what a sampling interval or a cleanup
 step does to a run is not something this review can prove either way: a nit asks the author to
-say which it is, and to add an entry if the numbers can move.
+say which it is, and to add an entry if the numbers can move. Two more changes reach no
+measurement the review can see: edits of a benchmark script that all come after the benchmark
+client's last run (an eval or a summary added after the throughput run), and a YAML file under
+the benchmarks that no master config, launcher or script the review read names.
 
 ## Example
 A PR that only changes `start_gpu_monitor` in `benchmarks/benchmark_lib.sh` (the GPU telemetry

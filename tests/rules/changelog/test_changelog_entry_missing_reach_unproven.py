@@ -202,3 +202,43 @@ def test_re_spacing_a_line_of_a_benchmark_script_is_no_change():
     f = FileChange(ENTRY_PATH, "modified", base=base.encode(), head=head.encode(), patch=patch_of(base, head))
     r = run(ChangeSet(files=(f,), context={LIB_PATH: LIB.encode()}), rules=[rr009, rr010, rr024])
     assert _codes(r) == [("RR024", False)]
+
+
+EVAL_BLOCK = '\nif [ "${RUN_EVAL}" = "true" ]; then\n    run_eval --port "$PORT"\n    export EVAL_DONE=1\nfi\n'
+
+
+def test_an_edit_after_the_last_client_run_is_a_nit():
+    # judged: an eval added after the throughput run changes no number the sweep records
+    r = _entry(ENTRY + EVAL_BLOCK)
+    assert _codes(r) == [("RR024", False)]
+    assert "after the benchmark client has run" in r.findings[0].message
+    assert any("come after the benchmark client's last run (line 4)" in e for e in r.findings[0].evidence)
+
+
+def test_an_edit_before_the_client_or_around_a_client_in_a_loop_reaches_the_run():
+    before = ENTRY.replace("run_benchmark_serving", EVAL_BLOCK.strip("\n") + "\nrun_benchmark_serving")
+    assert _codes(_entry(before)) == [("RR009", False)]  # the export precedes the measurement
+    looped = ENTRY.replace("run_benchmark_serving", "for CONC in 4 8; do\nrun_benchmark_serving").rstrip("\n") + "\ndone\n"
+    f = FileChange(ENTRY_PATH, "modified", base=looped.encode(), head=(looped + EVAL_BLOCK).encode(),
+                   patch=patch_of(looped, looped + EVAL_BLOCK))
+    r = run(ChangeSet(files=(f,), context={LIB_PATH: LIB.encode()}), rules=[rr009, rr010, rr024])
+    assert _codes(r) == [("RR009", False)]  # a client run in a loop: no line is surely after the last run
+
+
+RECIPE_PATH = "benchmarks/multi_node/recipes/m/b200/1k1k_lowlat.yaml"
+RECIPE = "backend:\n  type: sglang\nresources:\n  gpus_per_node: 8\n"
+
+
+def _recipe(master_text: bytes | None):
+    f = FileChange(RECIPE_PATH, "added", base=None, head=RECIPE.encode(), patch=patch_of("", RECIPE))
+    context = {NV: master_text} if master_text is not None else {}
+    return run(ChangeSet(files=(f,), context=context), rules=[rr009, rr010, rr024])
+
+
+def test_a_recipe_nothing_names_is_a_nit_and_a_named_one_reaches_a_benchmark():
+    r = _recipe(BASE)  # the master config read does not name the file
+    assert _codes(r) == [("RR024", False)]
+    assert "nothing the review read names `1k1k_lowlat.yaml`" in " ".join(r.findings[0].evidence)
+    named = BASE.replace(b"  runner: b200\n", b"  runner: b200\n  config-file: recipes/m/b200/1k1k_lowlat.yaml\n", 1)
+    assert _codes(_recipe(named)) == [("RR009", False)]
+    assert _codes(_recipe(None)) == [("RR009", False)]  # no master config read: nothing is known about who reads it
