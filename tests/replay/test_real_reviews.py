@@ -29,10 +29,13 @@ SHARED = ROOT / ".." / "shared" / "inferencex"
 # read, points chosen at their highest concurrency, and reviewer lines re-anchored to the reviewed
 # commit (notes/real-reviews.md, "Session 3"). 104 of 164 after the findings file's hand checks (30
 # reviewed commits re-pointed, 4 set to null, 4 rows marked reviewer_mistaken: the denominator fell
-# from 173 to 164) and the issue-21 precision work (notes/proof.md).
+# from 173 to 164) and the issue-21 precision work (notes/proof.md). 102 of 164 after the last
+# precision round (written reason, notes/precision.md): RR256 is off by default (judged 3 of 5
+# right as a nit), which loses its one catch, and RR002 passes a maintainer revert's deletions
+# (the written exception), which loses one reviewer line that flagged a revert's history edit.
 # Each issue that adds rules (or maps a category to a rule in CATEGORY_RULES) raises it to the new
 # measured figure; it never goes down without a written reason.
-FLOOR = 0.63414634  # 104 / 164 (see above)
+FLOOR = 0.62195121  # 102 / 164 (see above)
 
 pytestmark = pytest.mark.shared
 
