@@ -9,6 +9,15 @@ edited entry silently rewrites what past sweeps claimed. The PR-run check only c
 lines with content (on this push); edits of whitespace, reorders and re-spaced separators pass it
 and are rejected by the merge path at merge. Each finding names the gate that rejects it.
 
+## When it fires
+On each changed perf-changelog: it fires when the head does not begin with the base file's bytes,
+one finding per edited, deleted, moved or re-spaced stretch of history (whitespace included). An
+isolated canonical correction of an old entry's pr-link (no other byte changed) is allowed by the
+merge path but rejected by the PR-run check, so it fires only where that check applies. A new file
+has no history and passes. When neither a gate nor the guidance at the merge base proves the
+convention (older bases), it is not flagged here: `changelog-convention-unwritten` reports it as a
+nit. A changelog the review cannot read or compare is skipped with the reason.
+
 ## Example
     - config-keys:
         - 70b-fp8-*-vllm
