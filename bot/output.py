@@ -173,7 +173,7 @@ def _rule_descriptor(rule, severity: str, help_uri: str | None) -> dict:
          "help": {"text": "\n\n".join(p.replace("**", "") for p in parts), "markdown": "\n\n".join(parts)},
          "defaultConfiguration": {"level": SARIF_LEVEL[severity]},
          "properties": {"tags": [rule.__name__.split(".")[1]], "severity": severity}}
-    from rules.config import rule_help_uri
+    from bot.docs import rule_help_uri
 
     uri = rule_help_uri(rule, help_uri)
     if uri:

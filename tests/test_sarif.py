@@ -95,7 +95,7 @@ def test_help_uri_comes_from_the_config_template_and_demoted_rules_say_so(valida
 
 def test_help_uri_defaults_to_the_rule_page_in_recipe_reviews_repository(validator, monkeypatch):
     """Unset `rule_help_uri`: docs/rules/<CODE>.md at the Action's own repository and ref."""
-    from rules import config as rc
+    from bot import docs as rc
 
     monkeypatch.setenv("GITHUB_SERVER_URL", "https://github.com")
     monkeypatch.setenv("GITHUB_ACTION_REPOSITORY", "acme/recipe-review")

@@ -379,7 +379,7 @@ def _reuse_warning(run: CommandRun, old_head: str) -> str:
 def do_explain(run: CommandRun, cmd) -> str | None:
     """The rule's summary and when it fires, with a link to its page (docs/rules/<CODE>.md; the
     config's `rule_help_uri` when set). Without a known URL the reply names the page's path."""
-    from rules.config import RULE_PAGE, rule_help_uri
+    from bot.docs import RULE_PAGE, rule_help_uri
 
     if not cmd.args:
         return "say which rule: `/explain RR001`."
