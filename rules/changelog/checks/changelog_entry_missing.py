@@ -21,11 +21,12 @@ cannot show it moves a number. Comment-only and whitespace-only edits need no en
 
 ## When it fires
 When the PR makes a benchmark change whose reach to a benchmark command is proven (a master-config
-key, a recipe or a script that a key runs) and appends no changelog entry. It stays quiet when an
-entry is appended, when the base has no changelog file to append to, when the PR is a revert or only
-removes or moves benchmark files (`changelog-entry-missing-for-cleanup`), and when no change is
-proven to reach a benchmark (`changelog-entry-missing-reach-unproven`). An unreadable changelog is
-skipped.
+key, a recipe unless nothing the review read names it, a benchmark script unless all its changed
+lines come after its benchmark client's last run, or a harness edit of the engine or client command)
+and appends no changelog entry. It stays quiet when an entry is appended, when the base has no
+changelog file to append to, when the PR is a revert or only removes or moves benchmark files
+(`changelog-entry-missing-for-cleanup`), and when no change is proven to reach a benchmark
+(`changelog-entry-missing-reach-unproven`). An unreadable changelog is skipped.
 
 ## Example
 A PR that changes `image:` of `dsv4-fp4-b200-vllm` in `configs/nvidia-master.yaml` and edits
