@@ -164,7 +164,7 @@ def _rule_descriptor(rule, severity: str, help_uri: str | None) -> dict:
     summary = " ".join(s["summary"].split("\n\n")[0].split())
     why = " ".join(s.get("Why it matters", "").split())
     parts = [f"**{rule.CODE} {rule.NAME}** — {s['summary']}"]
-    for name in ("Why it matters", "Example", "Fix", "Options"):
+    for name in ("Why it matters", "When it fires", "Example", "Fix", "Options"):
         if s.get(name):
             parts.append(f"## {name}\n\n{s[name]}")
     d = {"id": rule.CODE, "name": rule.NAME,
@@ -173,8 +173,11 @@ def _rule_descriptor(rule, severity: str, help_uri: str | None) -> dict:
          "help": {"text": "\n\n".join(p.replace("**", "") for p in parts), "markdown": "\n\n".join(parts)},
          "defaultConfiguration": {"level": SARIF_LEVEL[severity]},
          "properties": {"tags": [rule.__name__.split(".")[1]], "severity": severity}}
-    if help_uri:
-        d["helpUri"] = help_uri.format(code=rule.CODE, anchor=rule.CODE.lower(), name=rule.NAME)
+    from bot.docs import rule_help_uri
+
+    uri = rule_help_uri(rule, help_uri)
+    if uri:
+        d["helpUri"] = uri
     return d
 
 

@@ -204,8 +204,10 @@ class RepoConfig(BaseModel):
     review_drafts: bool = False  # review draft PRs too
     max_inline_comments: int = Field(default=30, ge=0, le=100)  # open inline threads of the bot on a PR
     fix: FixConfig = FixConfig()  # `/fix`: push a commit with the computed fixes
-    # Where a rule's documentation lives, for SARIF `helpUri` (code scanning links to it): a URL
-    # template with {code} (`RR001`), {anchor} (`rr001`, the README rule table's row) and {name}.
+    # Where a rule's documentation lives, for SARIF `helpUri` (code scanning links to it) and the
+    # link of `/explain`: a URL template with {code} (`RR001`), {anchor} (`rr001`, the README rule
+    # table's row) and {name}. Unset: the rule's page, docs/rules/<CODE>.md, in recipe-review's own
+    # repository (`bot.docs.default_rule_help_uri`).
     rule_help_uri: str | None = None
 
     @field_validator("rule_help_uri")

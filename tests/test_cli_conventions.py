@@ -63,11 +63,15 @@ def test_version():
 def test_rule_prints_one_rules_documentation(key):
     proc = rr("rule", key)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith("# RR001 changelog-entry-misplaced\n\nSeverity: blocking")
+    assert proc.stdout.startswith("# RR001 changelog-entry-misplaced\n")
+    assert "- **Severity**: 🔴 blocking" in proc.stdout and "- **Proof**: `written:A2`" in proc.stdout
+    from bot.docs import RULE_PAGES
     from rules.registry import by_code
 
     assert (by_code("RR001").__doc__ or "").strip() in proc.stdout  # the docstring is the documentation
-    assert "## Why it matters" in proc.stdout and "## Fix" in proc.stdout
+    assert "## Why it matters" in proc.stdout and "## When it fires" in proc.stdout and "## Fix" in proc.stdout
+    page = Path(__file__).resolve().parents[1] / RULE_PAGES / "RR001.md"
+    assert proc.stdout == page.read_text(encoding="utf-8")  # the same text as the rule's page
 
 
 def test_rule_json():

@@ -15,7 +15,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from bot import demo, output
+from bot import __version__, demo, output
 from rules.engine import Report
 from rules.finding import Finding, Severity
 from rules.registry import ALL_RULES
@@ -91,6 +91,27 @@ def test_help_uri_comes_from_the_config_template_and_demoted_rules_say_so(valida
     assert rules["RR001"]["helpUri"] == "https://github.com/acme/recipe-review/blob/v1/README.md#rr001"
     assert rules["RR007"]["defaultConfiguration"]["level"] == "error"
     assert "RR301" not in rules
+
+
+def test_help_uri_defaults_to_the_rule_page_in_recipe_reviews_repository(validator, monkeypatch):
+    """Unset `rule_help_uri`: docs/rules/<CODE>.md at the Action's own repository and ref."""
+    from bot import docs as rc
+
+    monkeypatch.setenv("GITHUB_SERVER_URL", "https://github.com")
+    monkeypatch.setenv("GITHUB_ACTION_REPOSITORY", "acme/recipe-review")
+    monkeypatch.setenv("GITHUB_ACTION_REF", "v9.9.9")
+    log = output.as_sarif(Report())
+    assert errors(validator, log) == []
+    rules = {r["id"]: r for r in log["runs"][0]["tool"]["driver"]["rules"]}
+    assert rules["RR001"]["helpUri"] == "https://github.com/acme/recipe-review/blob/v9.9.9/docs/rules/RR001.md"
+    assert "## When it fires" in rules["RR001"]["help"]["markdown"]
+    # outside the Action: the project's repository at this release's tag, or no helpUri while it is unknown
+    monkeypatch.delenv("GITHUB_ACTION_REPOSITORY")
+    monkeypatch.setattr(rc, "PROJECT_REPOSITORY", "acme/recipe-review")
+    rules = {r["id"]: r for r in output.as_sarif(Report())["runs"][0]["tool"]["driver"]["rules"]}
+    assert rules["RR002"]["helpUri"] == f"https://github.com/acme/recipe-review/blob/v{__version__}/docs/rules/RR002.md"
+    monkeypatch.setattr(rc, "PROJECT_REPOSITORY", None)
+    assert "helpUri" not in output.as_sarif(Report())["runs"][0]["tool"]["driver"]["rules"][0]
 
 
 @pytest.mark.parametrize("template", ["https://x/{nope}", "ftp://x/{code}", "https://x/{code"])

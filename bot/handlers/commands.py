@@ -377,6 +377,10 @@ def _reuse_warning(run: CommandRun, old_head: str) -> str:
 
 
 def do_explain(run: CommandRun, cmd) -> str | None:
+    """The rule's summary and when it fires, with a link to its page (docs/rules/<CODE>.md; the
+    config's `rule_help_uri` when set). Without a known URL the reply names the page's path."""
+    from bot.docs import RULE_PAGE, rule_help_uri
+
     if not cmd.args:
         return "say which rule: `/explain RR001`."
     rule = by_code(cmd.args[0])
@@ -384,9 +388,13 @@ def do_explain(run: CommandRun, cmd) -> str | None:
         return f"no rule `{cmd.args[0]}`. The rules are listed in the README."
     s = doc_sections(rule)
     parts = [f"**`{rule.CODE}` {rule.NAME}** ({rule.SEVERITY.value}) — {s['summary']}"]
-    for name in ("Why it matters", "Example", "Fix"):
+    for name in ("When it fires", "Fix"):
         if s.get(name):
             parts.append(f"**{name}**\n\n{s[name]}")
+    page = RULE_PAGE.format(code=rule.CODE)
+    uri = rule_help_uri(rule, _config(run).repo.rule_help_uri)
+    parts.append(f"The whole page (why it matters, examples, options): [{page}]({uri})" if uri
+                 else f"The whole page (why it matters, examples, options) is `{page}` in recipe-review's repository.")
     return "\n\n".join(parts)
 
 

@@ -97,7 +97,7 @@ def test_unknown_wrong_case_and_explain(sc):
     state = sc.settle()
     bodies = "\n".join(c["body"] for c in replies(state))
     assert "did you mean `/review`" in bodies and "unknown command" in bodies
-    assert "changelog-entry-misplaced" in bodies and "Why it matters" in bodies
+    assert "changelog-entry-misplaced" in bodies and "When it fires" in bodies and "docs/rules/RR001.md" in bodies
 
 
 def test_commands_on_a_closed_pr_do_nothing(sc):

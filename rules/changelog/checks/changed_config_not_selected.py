@@ -6,6 +6,13 @@ config but left out of `config-keys` is never benchmarked by this PR, so the cha
 unmeasured while the sweep reports green for the keys it did run; the published results then
 silently describe the old config.
 
+## When it fires
+On each master-config key the PR adds or changes (not removed, not a results-label-only change): it
+fires when no `config-keys` item of a new entry names it or matches it by `*`. A change that only
+removes search-space rows needs no entry and passes. Without a new entry the rule is skipped
+(`changelog-entry-missing` covers that), and a key not matched while some new entry does not parse
+is skipped too.
+
 ## Example
     # configs/nvidia-master.yaml: image bumped for two keys
     dsv4-fp4-b200-vllm:

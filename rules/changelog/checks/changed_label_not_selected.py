@@ -10,6 +10,12 @@ new entries do not select it — but its published results keep the old label un
 swept again, which is worth a word. (A change that reaches a job is changed-config-not-selected's,
 blocking.)
 
+## When it fires
+On each master-config key whose only change is a field that labels its results (one no job's command
+reads), when new entries exist and all parse: it fires when no `config-keys` item of a new entry
+names or matches the key. Without a new entry, or with an unparsed one, it stays quiet (other rules
+say so).
+
 ## Example
     dsv4-fp4-gb200-dynamo-vllm:
       router:

@@ -5,6 +5,11 @@ An append-only entry runs only the new points of existing curves and reuses publ
 for the rest; the sweep processor refuses to mix it with regular entries ("append-only entries
 cannot share a sweep with regular changelog entries"), so the changelog check fails.
 
+## When it fires
+On each changed perf-changelog: when at least one parsed new entry is `append-only: true`, it fires
+on every other new entry that is not. All-append-only and all-regular PRs pass. A changelog the
+review cannot read or compare is skipped with the reason.
+
 ## Example
     - config-keys:
         - dsv4-fp4-b300-vllm

@@ -7,6 +7,12 @@ an empty list or a blank item (`-` alone, `""`) selects nothing: a null item fai
 PR-run check's key resolution ("Config key '' not found in master configs"), so no sweep runs for
 the whole PR.
 
+## When it fires
+On every parsed entry this PR adds that has a `config-keys` key: it fires when the list is empty or
+null, and for each item that is null or a blank string. An entry that does not parse, lacks the key,
+or has a `config-keys` that is not a list is left to `yaml-invalid` and `changelog-entry-invalid`. A
+changelog the review cannot read or compare is skipped with the reason.
+
 ## Example
     - config-keys:
         -

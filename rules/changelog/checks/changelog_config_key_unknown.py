@@ -7,6 +7,13 @@ One unresolved item fails `check-changelog` ("Config key '…' not found in mast
 "No config keys matched the wildcard pattern …"), so no sweep runs for the whole PR. Only `*` is
 a wildcard there: `?` is a literal character and never matches.
 
+## When it fires
+On every `config-keys` item of every entry this PR adds: it fires when the item (or `*` pattern)
+matches no key of the head's master configs, listing the closest keys and noting when the PR removes
+the key or uses `?`. It is skipped when no master config is available, when an entry does not parse,
+or when a master config could not be read (the key may be there); non-string items are
+`changelog-entry-invalid`'s.
+
 ## Example
     - config-keys:
         - dsv4-fp4-b200-vlm          # typo for dsv4-fp4-b200-vllm

@@ -8,6 +8,14 @@ gates — the schema only asks for a non-empty list of strings — and, once mer
 history that says nothing (#1195's forgotten template, #938's and #339's `test` entries). What
 the description should say is a nit of the repository's review practice (A17), not a gate.
 
+## When it fires
+On the entries this PR writes (rules/changelog/content.py: not another PR's entry, not an
+existing entry it moved). A do-not-merge, `TEMP` or `WIP` marker is reported only when the item
+says nothing once the marker is taken away: an experiment PR that tags a full description
+`[DO NOT MERGE — experimental]` (#1770) or ends one with "Run-only PR; do not merge" (#1791)
+has told its readers what it is, and the tag is the author's deliberate word that the PR is not
+for merging.
+
 ## Example
     - config-keys:
         - gptoss-fp4-mi355x-atom
@@ -18,14 +26,6 @@ the description should say is a nit of the repository's review practice (A17), n
 ## Fix
 Describe what this PR changes for the selected configs (image `from → to`, flags, search-space
 changes), one item per change; remove temporary test entries before merging.
-
-## When it fires
-On the entries this PR writes (rules/changelog/content.py: not another PR's entry, not an
-existing entry it moved). A do-not-merge, `TEMP` or `WIP` marker is reported only when the item
-says nothing once the marker is taken away: an experiment PR that tags a full description
-`[DO NOT MERGE — experimental]` (#1770) or ends one with "Run-only PR; do not merge" (#1791)
-has told its readers what it is, and the tag is the author's deliberate word that the PR is not
-for merging.
 """
 from __future__ import annotations
 

@@ -9,17 +9,6 @@ this one's (#1172 reused #1158's description for a new `--max-running-requests` 
 merge helper also drops PR entries whose content is already on main when it resolves a
 changelog conflict, so the PR's own record can vanish at merge. A nit: the sweep still runs.
 
-## Example
-    - config-keys:
-        - dsv4-fp4-b300-sglang
-      description:
-        - "Bump SGLang to v0.5.12"          # #1158's entry, word for word
-      pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/1172   # this PR changes a script
-
-## Fix
-Rewrite a copied entry to describe this PR's change; merge two entries that say the same thing
-into one.
-
 ## When it fires
 Not on what the repository does on purpose. A PR that changes nothing but the changelog and
 appends copies of existing entries re-runs their sweeps: a retrigger (#1790), an ingest
@@ -31,6 +20,17 @@ entries for the same keys that describe different changes are one entry per chan
 kernel overlay and shorter smoke runs), which the processor runs once: only the same or a
 nearly identical description twice (difflib ratio ≥ 0.8; and the same pr-link, scenarios and
 eval flags) is reported (#327's two nearly identical entries).
+
+## Example
+    - config-keys:
+        - dsv4-fp4-b300-sglang
+      description:
+        - "Bump SGLang to v0.5.12"          # #1158's entry, word for word
+      pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/1172   # this PR changes a script
+
+## Fix
+Rewrite a copied entry to describe this PR's change; merge two entries that say the same thing
+into one.
 """
 from __future__ import annotations
 

@@ -6,6 +6,14 @@ unknown key, a string where a list is expected, an empty `description` or an `ap
 that also asks for evals fails the changelog check after the PR is labelled, or worse, a lax
 reading runs a different sweep than the author meant.
 
+## When it fires
+On every entry this PR adds to a changelog: it fires for each schema error the strict entry model
+reports (an unknown or missing key, a wrong type, a value out of range). It stays quiet for an entry
+that does not parse (`yaml-invalid` reports it; skipped here), for empty `config-keys` lists and
+items (`changelog-config-key-empty`), and for an entry that has the shape its time's tooling
+accepted (free-text description, no pr-link, on bases before that shape was retired). A changelog
+the review cannot read or compare is skipped with the reason.
+
 ## Example
     - config-keys:
         - dsv4-fp4-b200-vllm

@@ -8,6 +8,13 @@ PR-run check passes it (it only reads the added lines), so only the merge path a
 documented contract (AGENTS.md: new entries go at the end) stop it. It also puts this PR's
 sweep trigger between entries that were merged after it.
 
+## When it fires
+On each changed perf-changelog: it fires for every entry this PR adds that has existing (base)
+entries below it, naming them; new entries that all follow the last existing entry pass. When
+neither a gate nor the guidance at the merge base proves the convention (older bases), it is not
+flagged here: `changelog-convention-unwritten` reports it as a nit. A changelog the review cannot
+read or compare is skipped with the reason.
+
 ## Example
     - config-keys:
         - dsv4-fp4-b200-vllm          # this PR's entry, inserted here

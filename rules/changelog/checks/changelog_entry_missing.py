@@ -19,6 +19,15 @@ sampling, eval defaults, log collection, a readiness check), a change of result 
 a PR that is only such changes, is changelog-entry-missing-reach-unproven's nit: the review
 cannot show it moves a number. Comment-only and whitespace-only edits need no entry at all.
 
+## When it fires
+When the PR makes a benchmark change whose reach to a benchmark command is proven (a master-config
+key, a recipe unless nothing the review read names it, a benchmark script unless all its changed
+lines come after its benchmark client's last run, or a harness edit of the engine or client command)
+and appends no changelog entry. It stays quiet when an entry is appended, when the base has no
+changelog file to append to, when the PR is a revert or only removes or moves benchmark files
+(`changelog-entry-missing-for-cleanup`), and when no change is proven to reach a benchmark
+(`changelog-entry-missing-reach-unproven`). An unreadable changelog is skipped.
+
 ## Example
 A PR that changes `image:` of `dsv4-fp4-b200-vllm` in `configs/nvidia-master.yaml` and edits
 `benchmarks/single_node/dsv4_fp4_b200_vllm.sh`, with no change to `perf-changelog.yaml`.

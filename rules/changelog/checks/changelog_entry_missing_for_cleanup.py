@@ -6,6 +6,12 @@ next, but they need no new measurement, and maintainers have merged them without
 (#2493, #2527, #2561, #2661). An entry still records *why* a curve stopped or changed; without one
 the history of the results has a silent gap.
 
+## When it fires
+When the PR makes benchmark changes, appends no changelog entry, and reads as a cleanup or a revert
+(its title marks a revert, or it only removes or moves benchmark configs, recipes or scripts, e.g.
+into `deprecated/`; the finding gives the reason). A PR that appends an entry, whose changelog
+cannot be read, or whose base has no changelog is left to `changelog-entry-missing`.
+
 ## Example
 A PR titled `Revert "Bump vLLM for dsv4 B200"`, or one that only deletes the
 `dsv4-fp4-h100-vllm` key from `configs/nvidia-master.yaml`, or moves it into

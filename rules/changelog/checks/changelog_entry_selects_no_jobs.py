@@ -24,6 +24,16 @@ entry runs one). Where the eval selection decides (the keys have rows but evals-
 them no eval row), the finding needs the eval selection modelled here, that of the tooling of
 2026-06-21 on (#1879); older tooling is skipped.
 
+## When it fires
+On every entry this PR adds, with the head's master configs: it fires when the entry's keys resolve
+and expand, under its `scenario-type` and eval flags, to no sweep job (no search-space row for the
+scenarios, or `evals-only` / `all-evals` with no row the eval pass marks). Entries whose keys do not
+resolve (`changelog-config-key-unknown`), whose generation fails
+(`master-config-sweep-generation-fails`), that only repeat keys an earlier new entry runs, or whose
+key fails the schema are not judged; without a master config, or when the eval selection of the
+base's convention is not modelled, it is skipped. A PR that changes the repository's sweep tooling
+is not judged by this emulation.
+
 ## Example
     - config-keys:
         - dsv4-fp4-b200-vllm                  # has only fixed-seq-len scenarios

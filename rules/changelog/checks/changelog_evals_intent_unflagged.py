@@ -7,6 +7,18 @@ accuracy evals after an eval-side fix (#1119: two H100 multinode keys, nothing a
 in the PR) then spends a whole sweep re-measuring numbers nobody changed, and publishes them
 again.
 
+## When it fires
+An entry is reported when every line of its description mentions evals (eval, evals,
+evaluation, accuracy, gsm8k, lm-eval) and none mentions what a throughput change is written as
+(throughput, performance, benchmark, image, search space, concurrency, parallelism, a bump, an
+update, upgrade or change, tuning, a flag, a recipe, a version, add, new, enable, disable), and
+this PR changes none of the keys it selects in the master configs. On the repository's main, one
+entry of 630 is of this kind.
+
+On the entries this PR writes (rules/changelog/content.py): an existing entry a history
+"cleanup" moves or re-links (#1161 moved #1119's entry) and an entry whose pr-link names another
+PR are not this PR's to flag.
+
 ## Example
     - config-keys:
         - dsr1-fp8-h100-dynamo-trt
@@ -16,18 +28,6 @@ again.
 
 ## Fix
 Add `evals-only: true` to the entry (or `all-evals: true` to rerun every eval of the keys).
-
-An entry is reported when every line of its description mentions evals (eval, evals,
-evaluation, accuracy, gsm8k, lm-eval) and none mentions what a throughput change is written as
-(throughput, performance, benchmark, image, search space, concurrency, parallelism, a bump, an
-update, upgrade or change, tuning, a flag, a recipe, a version, add, new, enable, disable), and
-this PR changes none of the keys it selects in the master configs. On the repository's main, one
-entry of 630 is of this kind.
-
-## When it fires
-On the entries this PR writes (rules/changelog/content.py): an existing entry a history
-"cleanup" moves or re-links (#1161 moved #1119's entry) and an entry whose pr-link names another
-PR are not this PR's to flag.
 """
 from __future__ import annotations
 

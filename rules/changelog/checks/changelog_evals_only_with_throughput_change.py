@@ -7,6 +7,16 @@ space, engine settings), the throughput of the new configuration is never measur
 change ships and the dashboards keep showing numbers of the old one. The flag is right for a
 PR that only touches eval wiring; a nit, because the author may run throughput separately.
 
+## When it fires
+On the entries this PR writes (rules/changelog/content.py): an entry whose pr-link names another
+PR records that PR's work (#671's squashed merge of main carries #558's evals-only entry; #1283
+runs the evals of #1236, whose own entry measured the throughput), and an existing entry moved
+is history. A key counts as changed in throughput when the PR adds it or changes what one of its
+points runs; a change that only takes points away (#911 deleted the 1k8k blocks of 52 keys, and
+a one-off PR narrows a search space to steer the eval selection) leaves every remaining point as
+it was measured, so there is nothing new to measure. A key another new entry of the PR selects
+without the flag has its throughput measured by that entry.
+
 ## Example
     - config-keys:
         - dsr1-fp8-h100-dynamo-trt          # this PR bumps its image
@@ -17,16 +27,6 @@ PR that only touches eval wiring; a nit, because the author may run throughput s
 ## Fix
 Drop `evals-only` / `all-evals` from an entry whose keys' throughput changed, or add a second
 entry without it for those keys.
-
-## When it fires
-On the entries this PR writes (rules/changelog/content.py): an entry whose pr-link names another
-PR records that PR's work (#671's squashed merge of main carries #558's evals-only entry; #1283
-runs the evals of #1236, whose own entry measured the throughput), and an existing entry moved
-is history. A key counts as changed in throughput when the PR adds it or changes what one of its
-points runs; a change that only takes points away (#911 deleted the 1k8k blocks of 52 keys, and
-a one-off PR narrows a search space to steer the eval selection) leaves every remaining point as
-it was measured, so there is nothing new to measure. A key another new entry of the PR selects
-without the flag has its throughput measured by that entry.
 """
 from __future__ import annotations
 

@@ -8,6 +8,14 @@ the parsed list). A file that breaks these is rejected on the merge path, and an
 starts with another key or is indented is miscounted by tooling that splits entries by line.
 Each finding names the gate that rejects it.
 
+## When it fires
+On each changed, not removed, perf-changelog, reading only the bytes this PR wrote (from the first
+line where head differs from base): it fires for a new carriage return, tab or NUL byte on a line
+the base does not have, for bytes that are not UTF-8, for an end of file this PR changed that lacks
+or doubles the final newline, and for entry starts that are not `- config-keys:` at column 0. Bytes
+the base already had stay quiet. A changelog over the size limit is reported and not reviewed. A
+changelog the review cannot read or compare is skipped with the reason.
+
 ## Example
     - description:                    # entry starts with another key
         - "Bump vLLM image"

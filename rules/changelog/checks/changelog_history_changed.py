@@ -9,19 +9,23 @@ edited entry silently rewrites what past sweeps claimed. The PR-run check only c
 lines with content (on this push); edits of whitespace, reorders and re-spaced separators pass it
 and are rejected by the merge path at merge. Each finding names the gate that rejects it.
 
+## When it fires
+On every history change the analysis finds in a changed perf-changelog (an edited, deleted, moved or
+re-spaced existing entry, the bytes after the last entry, the header; one finding per stretch,
+whitespace included), when a gate of the repository at the revision rejects it or its written
+guidance states the append-only contract; otherwise it is handed to changelog-convention-unwritten
+as a nit. A PR whose title marks a revert (`Revert ...`, `revert: ...`) may delete or restore the
+reverted PR's entries: the written rule excepts maintainer reverts, so those changes pass
+(re-spaced separators and the tail are still judged). An isolated canonical correction of an old
+entry's pr-link (no other byte changed) is allowed by the merge path but rejected by the PR-run
+check, so it fires only where that check applies. A new file has no history and passes; a
+changelog the review cannot read or compare is skipped with the reason.
+
 ## Example
     - config-keys:
         - 70b-fp8-*-vllm
       description:
         - "7% uplift for llama"        # was "6-7% uplift for llama for 6/8 configs"
-
-## When it fires
-On every history change the analysis finds (an edited, deleted, moved or re-spaced existing entry,
-the bytes after the last entry, the header), as blocking when a gate of the repository at the
-revision rejects it or its written guidance states the append-only contract; otherwise it is handed
-to changelog-convention-unwritten as a nit. A PR whose title marks a revert (`Revert ...`,
-`revert: ...`) may delete or restore the reverted PR's entries: the written rule excepts maintainer
-reverts, so those changes pass (re-spaced separators and the tail are still judged).
 
 ## Severity
 A nit until it is fixed: judged on ten sampled InferenceX PRs (benchmarks/precision.py), 8 true, 2 false as blocking (a mis-indented new entry read as a history change; one more) after the revert exception;

@@ -5,6 +5,12 @@ The placeholder is accepted on PR runs and the merge path rewrites it to the can
 nothing breaks; but a placeholder that slips past that path has reached `main` before (#2533),
 and the PR number is known by now.
 
+## When it fires
+On the `pr-link` of every entry this PR adds: it fires when the link is a placeholder
+(`.../pull/XXX` and similar), which the merge path rewrites to the canonical link; the finding
+suggests that link when the PR number is known. Any other link is `changelog-pr-link-wrong`'s. A
+changelog the review cannot read or compare is skipped with the reason.
+
 ## Example
     - config-keys:
         - dsv4-fp4-b200-vllm

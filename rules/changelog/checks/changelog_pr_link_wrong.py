@@ -11,6 +11,15 @@ Conventions by base revision: the repository is `SemiAnalysisAI/InferenceX` from
 the old `InferenceMAX/InferenceMAX` name. The merge path that checks links exists from 2026-06-18
 (#1821); each finding names which gate rejects it.
 
+## When it fires
+On the `pr-link` of every entry this PR adds: it fires when the link is not this PR's canonical link
+(another PR's number, another repository, not a pull-request URL); links under the repository's name
+before its rename still count as canonical. A placeholder (`XXX`) is
+`changelog-pr-link-placeholder`'s, a missing or non-string link `changelog-entry-invalid`'s. When
+the PR number is unknown, canonical-looking links are skipped rather than judged. When neither a
+gate nor the guidance at the merge base proves the convention (older bases), it is not flagged here:
+`changelog-convention-unwritten` reports it as a nit.
+
 ## Example
     - config-keys:
         - dsv4-fp4-b200-vllm

@@ -15,6 +15,16 @@ historical `"  "` line now above or below the inserted entry) are part of that m
 go away with the move, so they are not reported here. A separator the PR wrote itself next to a
 misplaced entry, and any separator of an entry appended at the end, still is.
 
+## When it fires
+On each changed perf-changelog with new entries: it fires for each separator around a new entry that
+is not exactly one empty line (none, several, or spaces), including a new entry that directly
+follows a historical whitespace-only separator. Separators inside rewritten history
+(`changelog-history-changed`) and base bytes around an entry inserted mid-file
+(`changelog-entry-misplaced`) are left to those rules. When neither a gate nor the guidance at the
+merge base proves the convention (older bases), it is not flagged here:
+`changelog-convention-unwritten` reports it as a nit. A changelog the review cannot read or compare
+is skipped with the reason.
+
 ## Example
     - config-keys:
         - dsv4-fp4-b200-vllm

@@ -10,6 +10,12 @@ is a separator the merge path rejects: changelog-separator-irregular reports tho
 rule forbids these lines (the repository's instructions ask to preserve existing whitespace, not
 to avoid new), so the message names no contract: it is a nit of cleanliness.
 
+## When it fires
+On the entries this PR adds: it fires for each line inside a new entry that holds only spaces or
+tabs, and for whitespace-only lines after the last new entry at the end of the file. Lines of
+existing entries stay quiet. A changelog the review cannot read or compare is skipped with the
+reason.
+
 ## Example
     - config-keys:
         - dsv4-fp4-b200-vllm

@@ -7,15 +7,6 @@ benchmark scripts, recipes or launchers — everything else is re-measured for n
 shared cluster, and the results of unchanged configs are published again as if something had
 changed. It passes both gates. A nit: the finding names how many keys and jobs it selects.
 
-## Example
-    - config-keys:
-        - "*"                                # the PR bumps one key's image
-      description:
-        - "Bump the B200 vLLM image"
-
-## Fix
-Select the keys this PR changes, exactly or with a narrow pattern (`dsv4-fp4-*-vllm`).
-
 ## When it fires
 Only when every file the PR changes besides the changelog is a per-config file (a master
 config, a recipe, a benchmark script that is not shared harness code, a launcher), and at least
@@ -25,6 +16,15 @@ key re-measured, and `*` is the right selection (#339 swapped the benchmark clie
 config and changed the generator's `max-model-len` for all of them); a PR that changes nothing
 but the changelog is a deliberate re-run. Entries that are not this PR's own
 (rules/changelog/content.py) are not judged.
+
+## Example
+    - config-keys:
+        - "*"                                # the PR bumps one key's image
+      description:
+        - "Bump the B200 vLLM image"
+
+## Fix
+Select the keys this PR changes, exactly or with a narrow pattern (`dsv4-fp4-*-vllm`).
 """
 from __future__ import annotations
 

@@ -8,21 +8,6 @@ runs (`--gpu-memory-utilization 0.90 → 0.95`, a new `--kv-cache-dtype fp8`, an
 variable) and the description only says "update vllm image" or nothing about it (#1991, #2124),
 the history loses the cause of a step in the curve. A nit: the change still runs.
 
-## Example
-    # benchmarks/single_node/minimaxm3_fp4_b300_mtp.sh
-    -    --gpu-memory-utilization 0.90 \
-    +    --gpu-memory-utilization 0.95 \
-    description:
-      - "Update search space"
-
-## Off by default
-Judged below the 80 % bar for a nit on sampled InferenceX PRs (benchmarks/precision.py): 1 true, 2 nit, 2 false (a variable that moved, not new; a change the description does name).
-A repository switches it on with `rules: {RR256: {enabled: true}}` in `.github/recipe-review.yml`.
-
-## Fix
-Add a description item per material change: the image `from → to`, each flag with its old and
-new value.
-
 ## When it fires
 - **Image**: a selected key's image changed and no new entry selecting it names the new version in
   any usual form: the tag, its release number (`0.5.7` for `v0.5.7-rocm700-mi35x`), its build date
@@ -39,6 +24,21 @@ new value.
 - **Mentioned** when an entry selecting such a key names the setting (`--kv-cache-dtype`,
   `kv_cache_dtype`, `kv cache dtype`), the distinctive words of its name (`KV cache`, `paged
   attention` for `…_PAGED_ATTN`), or its new value (`fp8`, `0.9`).
+
+## Example
+    # benchmarks/single_node/minimaxm3_fp4_b300_mtp.sh
+    -    --gpu-memory-utilization 0.90 \
+    +    --gpu-memory-utilization 0.95 \
+    description:
+      - "Update search space"
+
+## Off by default
+Judged below the 80 % bar for a nit on sampled InferenceX PRs (benchmarks/precision.py): 1 true, 2 nit, 2 false (a variable that moved, not new; a change the description does name).
+A repository switches it on with `rules: {RR256: {enabled: true}}` in `.github/recipe-review.yml`.
+
+## Fix
+Add a description item per material change: the image `from → to`, each flag with its old and
+new value.
 """
 from collections.abc import Iterator
 

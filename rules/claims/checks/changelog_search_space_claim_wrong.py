@@ -3,14 +3,6 @@
 ## Why it matters
 Reviewers and dashboards read the description to know which points a sweep covers. "conc 2-256 for all seq-len configs" while one row runs to 512 (#1003), "conc-start lowered to 1 in all search-spaces" while four rows still start at 4 (#1534), or a "TP8 arm" that no row has (#2241) describe a sweep that did not run. A range stated as the sweep's (`Sweep: TP=4, conc 8-128`) must be what some grouping of the rows of its arm runs (all, per sequence length, per TP, per row); `all`/`every` requires every group to agree.
 
-## Example
-    description:
-      - "Sweep conc 2-256 for all seq-len configs"
-    # nvidia-master.yaml: { tp: 2, ep: 2, conc-start: 2, conc-end: 512 }   (isl 1024)
-
-## Fix
-Make the description state the ranges and arms the master config actually has, or fix the rows.
-
 ## When it fires
 Only on statements about the selected keys' head rows, and only where they can be wrong:
 
@@ -31,6 +23,14 @@ Only on statements about the selected keys' head rows, and only where they can b
   replace something. An item that names selected keys is compared with those keys' rows only.
 - When a later new entry of the PR selects the same keys, the head rows are that entry's state:
   the earlier entry's search-space statements are not compared.
+
+## Example
+    description:
+      - "Sweep conc 2-256 for all seq-len configs"
+    # nvidia-master.yaml: { tp: 2, ep: 2, conc-start: 2, conc-end: 512 }   (isl 1024)
+
+## Fix
+Make the description state the ranges and arms the master config actually has, or fix the rows.
 """
 from collections.abc import Iterator
 

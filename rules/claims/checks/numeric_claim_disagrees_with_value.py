@@ -7,6 +7,14 @@ says `dram-utilization 0.086` while the config it names says 0.09 misleads every
 the sweep history. Either the value or its explanation is wrong, and the reviewer cannot tell
 which without redoing the work.
 
+## When it fires
+On comment blocks the PR wrote or edited in changed recipes, master configs and scripts, next to the
+`key: value` lines they annotate: it fires when a claim uses an operand named after the key (same
+unit, or a plain number beside a unitless value) that differs from the value written, and when a
+byte value sits next to byte quantities the comment states, within `comparable_ratio` of it, and
+none of them agrees with it. Values that cannot be read as a quantity, and quantities too far from
+the value to be about it, are not compared.
+
 ## Example
     # 2700 blocks x 41,574,656 B = 112,251,571,200 B per rank, 898 GB across the 8 ranks
     cpu_bytes_to_use: 1000000000000

@@ -6,20 +6,23 @@ Reviewers and later readers trust the arithmetic written next to a value ("2700 
 A wrong product or total there either hides a budget that does not fit or sends the next
 person to "fix" a value that was right.
 
-## Example
-    # 8 ranks x 120 GB = 920 GB of host DRAM for the offload pool
-    cpu_bytes_to_use: 960000000000
-
-## Fix
-Correct the stated result (here `960 GB`), or the operands if they are what is wrong. The check
-respects the precision written: a result rounded or floored at its last digit (`898 GB` for
-898,012,569,600 B) is true; `~` and `≈` allow 10 %.
-
+## When it fires
 Claims are read from comments in changed recipes, master configs and benchmark scripts (only
 comment blocks the PR wrote or edited) and from the descriptions of new changelog entries.
 Products, quotients, sums, powers, `P% of Q` and "T across M ranks" next to a per-rank quantity
 are checked; prose that is not arithmetic (versions, PR numbers, ranges, `TP8 x DCP8`, `8k/1k`)
 is never read as a claim.
+
+The precision written is respected: a result rounded or floored at its last digit (`898 GB` for
+898,012,569,600 B) is true, and `~` or `≈` allow 10 %. Only a claim whose arithmetic is false at
+that precision fires.
+
+## Example
+    # 8 ranks x 120 GB = 920 GB of host DRAM for the offload pool
+    cpu_bytes_to_use: 960000000000
+
+## Fix
+Correct the stated result (here `960 GB`), or the operands if they are what is wrong.
 """
 from collections.abc import Iterator
 

@@ -12,6 +12,12 @@ The convention is read from the base revision's guidance (`AGENTS.md`, `CLAUDE.m
 that forbids header comments. Where the base has no such sentence the rule does not fire; where
 the guidance was not read it is skipped. The finding quotes the sentence it enforces.
 
+## When it fires
+Only blocks the PR writes or edits are flagged (never untouched history). A block counts when
+it has at least `min_lines` lines of text and sits at the top of the file, directly above (blank
+lines aside) a top-level key, or above the first `override_*` / `zip_override_*` key. Applies to
+YAML recipes and master configs.
+
 ## Example
     # Overrides: max-num-seqs tracks CONC, capture lists are built from
     # the decode batch sizes, and the golden AL replaces the measured one
@@ -22,11 +28,6 @@ the guidance was not read it is skipped. The finding quotes the sentence it enfo
 ## Fix
 Move the rationale into the PR description or the changelog entry; keep at most a one- or
 two-line note directly above the value it explains.
-
-Only blocks the PR writes or edits are flagged (never untouched history). A block counts when
-it has at least `min_lines` lines of text and sits at the top of the file, directly above (blank
-lines aside) a top-level key, or above the first `override_*` / `zip_override_*` key. Applies to
-YAML recipes and master configs.
 
 ## Options
 `min_lines` (default 3): how many lines of text make a header block.

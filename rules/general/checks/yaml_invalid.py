@@ -20,6 +20,13 @@ configuration). Other YAML — the repository's GitHub workflows above all — i
 is about: GitHub parses a workflow file itself and reports a broken one on the workflow run
 ("Invalid workflow file"), and nothing about a benchmark depends on our reading of it.
 
+## When it fires
+On every changed, not removed, YAML file of a reviewed kind (changelog, master configs, recipes,
+runners): it fires when the head does not parse, or has a duplicate key that this PR introduced and
+that drops a value (in the changelog any new duplicate). Duplicates the base already has, and
+duplicates with equal values outside the changelog, stay quiet. Large files with a known base are
+parsed only in the top-level blocks the PR changed. Workflows and other YAML are out of scope.
+
 ## Example
     - config-keys:
         - dsv4-fp4-b200-vllm

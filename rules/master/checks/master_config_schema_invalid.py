@@ -13,6 +13,15 @@ dates in `rules/conventions.py`): a PR is judged by the tooling it was branched 
 changes `utils/matrix_logic/validation.py` itself (then only errors no schema change explains —
 a missing required field, a value of the wrong shape — are reported, and the check says so).
 
+## When it fires
+On the master-config keys the PR adds or changes, when the base's conventions include the master
+schema: it fires for each schema error of a key (the sweep generator's own model, with its defaults)
+and for the file-set checks its loader runs over the head's master configs (a key in two files, …).
+When the PR changes the schema's own source, keys are checked only for missing fields and wrong
+shapes, not for fields or values the new schema may add. Master configs of a layout the emulation
+does not model, and keys that cannot be read, are skipped; long lists are cut after a few keys and
+errors per key.
+
 ## Example
     gptoss-fp4-mi355x-atom:
       image: rocm/atom:rocm7.1.1-ubuntu24.04-pytorch2.9-atom0.1.1

@@ -8,6 +8,10 @@ tile the node (`tp × pp × pcp-size` above `gpus-per-node`, a worker that does 
 PR-run changelog check (`process_changelog.py` → `generate_sweep_configs.py test-config`) fails
 when a changelog entry selects such a key.
 
+## When it fires
+Without a readable `runners.yaml` at the head the check is skipped: the generator reads it before
+it expands any key, so nothing about the expansion is known.
+
 ## Example
     dsv4-fp4-b300-vllm-agentic:
       runner: cluster:b300-nv            # runners.yaml has no `hardware:` entry for it
@@ -19,9 +23,6 @@ when a changelog entry selects such a key.
 
 ## Fix
 Add the runner's hardware facts to `runners.yaml`, or pick a topology that fits the node.
-
-Without a readable `runners.yaml` at the head the check is skipped: the generator reads it before
-it expands any key, so nothing about the expansion is known.
 """
 from __future__ import annotations
 

@@ -8,6 +8,12 @@ tells the reader something false, and the next change to the original key is mad
 noticing that the sibling no longer follows it (#1442: only the agentic sibling's image moved,
 under a comment calling it identical to `origin/main`'s entry).
 
+## When it fires
+The comment block directly above the key is read; "identical to K" / "same metadata as K" names
+the other key, compared at the base when the comment says `origin/main's K`, else at the head.
+The metadata fields are `image`, `model`, `model-prefix`, `runner`, `precision`, `framework`
+and `multinode`. Reported when the PR changes either key or the comment.
+
 ## Example
     # Diverged from glm5.1-fp4-mi355x-sglang. Metadata is identical to origin/main's
     # glm5.1-fp4-mi355x-sglang; only the agentic-coding scenario differs.
@@ -16,11 +22,6 @@ under a comment calling it identical to `origin/main`'s entry).
 
 ## Fix
 Update the comment (say which field differs), or align the field.
-
-The comment block directly above the key is read; "identical to K" / "same metadata as K" names
-the other key, compared at the base when the comment says `origin/main's K`, else at the head.
-The metadata fields are `image`, `model`, `model-prefix`, `runner`, `precision`, `framework`
-and `multinode`. Reported when the PR changes either key or the comment.
 """
 from __future__ import annotations
 

@@ -6,6 +6,14 @@ pullable from a public registry. A squashfs file or a path on one cluster (`/lus
 or an image on a private registry makes the result impossible to reproduce and usually fails on
 every other runner pool.
 
+## When it fires
+On each master-config key the PR adds or changes (a changed master config that cannot be read, or a
+key that does not parse, is skipped with the reason): it fires when the key's `image` is hosted on a
+registry outside `public_registries` (Docker Hub is always public), or is a bare Docker Hub name or
+`library/` image (an official base image, not a published engine image). Local image files and paths
+(`/…`, `./…`, `.sqsh`, `.sif`, `.tar`, …), keys without an image, and images that do not parse as a
+reference stay quiet.
+
 ## Example
     dsv4-fp4-b200-vllm:
       image: /lustre/fsw/images/vllm-v0.20.1.sqsh      # local squashfs file

@@ -9,6 +9,14 @@ another runner pool or the next sweep silently measures a different build, and n
 which one a published number came from. Tags that carry a version, a date or a commit hash
 (`nightly-20260422-de962f32`, `v0.5.12-cu130`) are pinned.
 
+## When it fires
+On each master-config key the PR adds or changes (a changed master config that cannot be read, or a
+key that does not parse, is skipped with the reason): it fires when the key's `image` has no tag (it
+pulls `latest`) or a moving tag: `latest` anywhere in the tag, or `nightly`, `dev`, `main` and the
+like unless another part of the tag is a version, a date or a commit hash. An `@sha256:` digest and
+a version tag pass. A missing, non-string or malformed image is `master-image-not-public`'s (skipped
+here).
+
 ## Example
     dsv4-fp4-b200-vllm:
       image: vllm/vllm-openai          # no tag: whatever `latest` is today

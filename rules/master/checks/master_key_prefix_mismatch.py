@@ -6,6 +6,11 @@ Config keys are how the changelog, sweep filters, dashboards and wildcard select
 by every `<prefix>-*` selection and files its results under the wrong model, or the prefix itself
 is wrong and the results land on another model's page.
 
+## When it fires
+On each master-config key the PR adds or changes (a changed master config that cannot be read, or a
+key that does not parse, is skipped with the reason): it fires when the key does not start with its
+`model-prefix` followed by `-`. A key without a string `model-prefix` is skipped.
+
 ## Example
     dsr1-fp4-b200-sglang:
       model-prefix: dsv4          # key says dsr1, prefix says dsv4

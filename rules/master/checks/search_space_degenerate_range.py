@@ -15,6 +15,13 @@ rows of one topology, #1214). And only a narrowing that drops concurrencies the 
 in any row for those sequence lengths is flagged: points moved to another parallelism (#387's
 TP2 row, #632's TP8/EP1 row) still publish the curve.
 
+## When it fires
+On each master-config key the PR adds or changes: it fires for a search-space row whose `conc-start`
+equals its `conc-end` (no `conc-list`) when it narrows one base row of the same topology and
+sequence lengths and concurrencies that row ran are run by no head row any more. A split (a new
+one-point row beside the old range), a rewrite of several rows, and points the key still runs in
+another row stay quiet.
+
 ## Example
     search-space:
       - { tp: 8, ep: 8, conc-start: 2, conc-end: 2 }     # was conc-start: 32, conc-end: 256

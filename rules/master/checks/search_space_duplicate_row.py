@@ -1,5 +1,15 @@
 """Flags search-space rows of a master-config key that benchmark the same deployment and concurrency twice.
 
+## Why it matters
+Two identical rows for the same sequence lengths whose concurrencies overlap run the same
+benchmark twice: the sweep spends GPU hours on a duplicate, and the dashboard shows two results
+for one point. Identical blocks after a copy-paste, or a row edited into a copy of its neighbour
+(#1584), are the usual cause. A nit: nothing fails.
+
+## When it fires
+On each master-config key the PR adds or changes: it fires when two search-space rows have the same
+sequence lengths and overlapping concurrencies and are the same benchmark.
+
 Two rows are the same benchmark when everything but their concurrencies is equal, defaults
 applied: the topology (tp, ep, dp-attn, spec-decoding, workers …) and the workers'
 `additional-settings`. The settings are what the launcher deploys: the recipe file
@@ -10,11 +20,8 @@ MegaMoE recipe beside the plain one, #1217), not a repeat, and merging them woul
 Whether such rows publish under one label depends on what the launcher records, which the
 master config does not show: not flagged.
 
-## Why it matters
-Two identical rows for the same sequence lengths whose concurrencies overlap run the same
-benchmark twice: the sweep spends GPU hours on a duplicate, and the dashboard shows two results
-for one point. Identical blocks after a copy-paste, or a row edited into a copy of its neighbour
-(#1584), are the usual cause. A nit: nothing fails.
+A duplicate that the base already has is not this PR's doing and stays quiet; the finding goes on
+the later row. A key that does not parse is left to the schema and image rules.
 
 ## Example
     search-space:

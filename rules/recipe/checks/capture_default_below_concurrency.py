@@ -1,5 +1,11 @@
 """Flags a default capture range below the decode batch the point's concurrency puts on each rank.
 
+## Why it matters
+Without a cap the engine captures only its default range; raising the concurrency above it
+(#1375: conc-end 64 → 256 with no `--cuda-graph-max-bs`) leaves the new top points running
+without graphs.
+
+## When it fires
 The comparison of `capture-range-below-concurrency`, for instances that set no capture cap or
 list, so the engine captures its default range (`rules/recipe/engine_defaults.py`): vLLM
 `max_cudagraph_capture_size` = min(2 × max-num-seqs × (1 + k), 512) capped at
@@ -14,11 +20,6 @@ differ.
 
 Single-node benchmark scripts are read too: the engine command each resolved point launches, against
 that point's concurrency.
-
-## Why it matters
-Without a cap the engine captures only its default range; raising the concurrency above it
-(#1375: conc-end 64 → 256 with no `--cuda-graph-max-bs`) leaves the new top points running
-without graphs.
 
 ## Example
     # SGLang on H200 (141 GB), tp-size 2, no cuda-graph-max-bs: default 256

@@ -1,5 +1,12 @@
 """Flags decode capture sizes that are not multiples of `num_speculative_tokens + 1`.
 
+## Why it matters
+A decode batch pads up to the next captured size. Sizes off the k + 1 grid are never hit
+exactly, so real batches pad past them: capture time and graph memory are spent on graphs that
+run with wasted slots, and the benchmark reflects padding rather than the recipe. A ladder left
+at the old step after a draft-length change is the usual cause.
+
+## When it fires
 The decode part of a list is its sizes up to `max-num-seqs × (k + 1)`, k =
 `num_speculative_tokens` (0 without speculative decoding). With k drafts every decode step
 schedules k + 1 tokens per sequence, so decode batches come in multiples of k + 1. The rule
@@ -12,12 +19,6 @@ flags, per point and vLLM role:
 Two shapes seen in the real recipes are deliberate and pass: a dense ladder (every size from
 its first to its last, step 1), which captures every multiple of k + 1 as well; and a hand-tuned
 list where most decode sizes are not multiples and no uniform step exists (reported as skipped).
-
-## Why it matters
-A decode batch pads up to the next captured size. Sizes off the k + 1 grid are never hit
-exactly, so real batches pad past them: capture time and graph memory are spent on graphs that
-run with wasted slots, and the benchmark reflects padding rather than the recipe. A ladder left
-at the old step after a draft-length change is the usual cause.
 
 ## Example
     speculative-config: '{"method":"mtp","num_speculative_tokens":4}'

@@ -6,6 +6,15 @@ is not captured, full decode batches pad up to the next larger size (a prefill-l
 many wasted slots) or, above the last size, run eagerly; either way the busiest decode steps of
 the benchmark are slower than the recipe intends. It is a nit because the engine still runs.
 
+## When it fires
+Per point and vLLM role of a YAML recipe the PR changes (roles that run eagerly, with
+`enforce-eager` or `cudagraph_mode: NONE`, capture nothing and are not read), when the role writes a
+capture list of positive, strictly increasing integers and a `max-num-seqs` (k is
+`num_speculative_tokens` of `speculative-config`, 0 without one): it fires when `max-num-seqs × (k +
+1)` is not one of the listed sizes, and says whether full decode batches pad to a larger size or run
+eagerly. A list vLLM refuses or rewrites (`capture-list-malformed`, `capture-list-unsorted`) and a
+role without `max-num-seqs` are not judged; a value inherited by several points is reported once.
+
 ## Example
     max-num-seqs: 24
     speculative-config: '{"method":"mtp","num_speculative_tokens":4}'

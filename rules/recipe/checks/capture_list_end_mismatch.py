@@ -1,5 +1,10 @@
 """Flags a cudagraph capture list and `max_cudagraph_capture_size` that vLLM refuses together.
 
+## Why it matters
+The engine refuses the configuration at start-up, after the job has waited in the queue for its
+GPUs: the sweep point produces no result.
+
+## When it fires
 What vLLM does with the two settings (the releases that have `max_cudagraph_capture_size`,
 ≈ 0.11.1 on; older ones have no such field), per point and vLLM role:
 
@@ -27,10 +32,6 @@ Everything else about the end of the list is not a failure, so not this rule's:
 - sizes above the budget without a conflicting cap, a cap alone above the budget (vLLM clamps
   it: "Truncating max_cudagraph_capture_size"), and `FULL_DECODE_ONLY` sizes above the decode
   range are dropped silently: dead config, `capture-size-dropped` (a nit).
-
-## Why it matters
-The engine refuses the configuration at start-up, after the job has waited in the queue for its
-GPUs: the sweep point produces no result.
 
 ## Example
     max-num-batched-tokens: 8192

@@ -1,5 +1,10 @@
 """Flags a cudagraph capture list vLLM refuses: not a list, empty, a non-integer or a non-positive size.
 
+## Why it matters
+The engine refuses the configuration at start-up, after the job has waited in the queue for
+its GPUs: the sweep point produces no result at all.
+
+## When it fires
 What vLLM does with `cudagraph_capture_sizes` (the compilation-config field, or its CLI
 spellings `--cudagraph-capture-sizes` / `--cuda-graph-sizes`), and so what this rule claims:
 
@@ -23,10 +28,6 @@ spellings `--cudagraph-capture-sizes` / `--cuda-graph-sizes`), and so what this 
 Repeated and out-of-order sizes are not failures: vLLM deduplicates and sorts the list
 (`_set_cudagraph_sizes`), so they are `capture-list-unsorted`'s. Roles that run eagerly
 (`enforce-eager`, `cudagraph_mode: NONE`) capture nothing and are not read.
-
-## Why it matters
-The engine refuses the configuration at start-up, after the job has waited in the queue for
-its GPUs: the sweep point produces no result at all.
 
 ## Example
     compilation-config: '{"cudagraph_mode":"FULL_AND_PIECEWISE","cudagraph_capture_sizes":[0,5,10.5,15]}'

@@ -1,5 +1,11 @@
 """Flags a cudagraph capture list with repeated, out-of-order or loosely typed sizes, which vLLM silently rewrites.
 
+## Why it matters
+A reader (and the next author who copies the ladder) takes the list for what is captured. A
+repeated or misplaced size hides the size that was meant, and a quoted or boolean entry
+(`true` is a graph of size 1) captures a graph nobody asked for.
+
+## When it fires
 vLLM normalizes the list before it captures anything: pydantic reads `"10"`, `10.0` and `true`
 as integers (10, 10 and 1; `CompilationConfig.cudagraph_capture_sizes` is `list[int]`,
 validated in lax mode by `parse_dataclass` in `vllm/engine/arg_utils.py`), and
@@ -10,11 +16,6 @@ the benchmark is what that set gives. A nit: nothing fails and nothing is mislab
 list no longer says what the engine captures, and a size out of place is usually a typo in a
 hand-edited ladder (a `15` that should have been `25`). Lists vLLM refuses outright are
 `capture-list-malformed`'s.
-
-## Why it matters
-A reader (and the next author who copies the ladder) takes the list for what is captured. A
-repeated or misplaced size hides the size that was meant, and a quoted or boolean entry
-(`true` is a graph of size 1) captures a graph nobody asked for.
 
 ## Example
     compilation-config: '{"cudagraph_mode":"FULL_AND_PIECEWISE","cudagraph_capture_sizes":[5,10,15,15,25]}'

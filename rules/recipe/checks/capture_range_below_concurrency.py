@@ -1,5 +1,11 @@
 """Flags decode graphs captured below the batch the point's concurrency puts on each rank.
 
+## Why it matters
+Decode steps with a batch above the largest captured size run without CUDA graphs (eagerly, or
+piecewise), so the points at the top of the sweep measure a slower engine than the recipe
+describes, and the curve bends where the graphs end rather than where the hardware does.
+
+## When it fires
 For every serving instance (decode workers, else aggregated ones) the largest concurrency the
 point runs is spread over the workers, capped at what one worker admits, and split over its
 scheduling ranks (data-parallel or attention-DP ranks); that is the decode batch of one rank.
@@ -28,11 +34,6 @@ above its largest graph batch size without a graph (`PyTorchModelEngine`,
 
 Single-node benchmark scripts are read too: the engine command each resolved point launches, against
 that point's concurrency.
-
-## Why it matters
-Decode steps with a batch above the largest captured size run without CUDA graphs (eagerly, or
-piecewise), so the points at the top of the sweep measure a slower engine than the recipe
-describes, and the curve bends where the graphs end rather than where the hardware does.
 
 ## Example
     max-running-requests: 512

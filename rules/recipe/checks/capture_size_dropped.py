@@ -1,5 +1,12 @@
 """Flags cudagraph capture sizes vLLM drops or clamps without capturing them: dead config.
 
+## Why it matters
+The recipe claims a capture range the engine never uses, so a reader (or the next recipe that
+copies it) believes batches up to that size run with graphs. It is usually a value copied from a
+recipe with a larger token budget (#1304's decode roles: `max-cudagraph-capture-size: 2048` with
+`max-num-batched-tokens: 256`), and it hides which of the two the author meant.
+
+## When it fires
 Per point and vLLM role, what vLLM does instead of what the recipe writes:
 
 - **Above the token budget.** `VllmConfig._set_cudagraph_sizes` (`vllm/config/vllm.py`) keeps
@@ -18,12 +25,6 @@ Per point and vLLM role, what vLLM does instead of what the recipe writes:
 A list and a cap that together make vLLM refuse to start are `capture-list-end-mismatch`'s
 (blocking); a list that simply ends below the budget is normal and not reported. A nit: the
 engine runs, and runs the point it reports; the recipe only states graphs that do not exist.
-
-## Why it matters
-The recipe claims a capture range the engine never uses, so a reader (or the next recipe that
-copies it) believes batches up to that size run with graphs. It is usually a value copied from a
-recipe with a larger token budget (#1304's decode roles: `max-cudagraph-capture-size: 2048` with
-`max-num-batched-tokens: 256`), and it hides which of the two the author meant.
 
 ## Example
     max-num-batched-tokens: 512

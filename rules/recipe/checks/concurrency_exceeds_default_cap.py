@@ -1,5 +1,10 @@
 """Flags a benchmark concurrency above what the engines admit by default, when no cap is written.
 
+## Why it matters
+A concurrency above the default cap queues requests exactly as an explicit one does, and
+nobody sees it in the recipe because the cap is not written down.
+
+## When it fires
 The same comparison as `concurrency-exceeds-engine-cap`, for serving instances whose admission
 cap is not set in the recipe and comes from the engine-defaults table
 (`rules/recipe/engine_defaults.py`): vLLM's `max-num-seqs` default (1,024 per DP rank on GPUs
@@ -14,10 +19,6 @@ base replay compares messages: #2119). A nit: the default may differ in the buil
 actually runs.
 
 Single-node benchmark scripts are read too: the engine command each resolved point launches.
-
-## Why it matters
-A concurrency above the default cap queues requests exactly as an explicit one does, and
-nobody sees it in the recipe because the cap is not written down.
 
 ## Example
     # vLLM image v0.20.1, data-parallel-size 1, no max-num-seqs

@@ -1,5 +1,11 @@
 """Flags a benchmark concurrency above what the serving engines admit at once.
 
+## Why it matters
+Requests above the cap wait in a queue; the benchmark then measures the queue (TTFT grows with
+concurrency while throughput stays flat), and the curve is labelled with a concurrency the
+engine never ran.
+
+## When it fires
 The serving instances are the decode workers of a disaggregated point, else the aggregated
 workers. One instance admits: vLLM `max-num-seqs` × data-parallel size (each DP rank is its own
 engine core with its own scheduler); SGLang `max-running-requests` (the server's total, split
@@ -30,11 +36,6 @@ ranks); TensorRT-LLM's capacity scheduler is built with `max_batch_size` request
 (`BindCapacityScheduler` in `create_py_executor_instance`,
 `tensorrt_llm/_torch/pyexecutor/_util.py`). Requests beyond the cap wait in the engine's queue,
 so the point runs at most the cap in flight while it reports the benchmark's concurrency.
-
-## Why it matters
-Requests above the cap wait in a queue; the benchmark then measures the queue (TTFT grows with
-concurrency while throughput stays flat), and the curve is labelled with a concurrency the
-engine never ran.
 
 ## Example
     decode_workers: 2

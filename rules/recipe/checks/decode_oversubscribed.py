@@ -1,5 +1,12 @@
 """Flags a disaggregated point whose concurrency is about twice what its decode workers admit.
 
+## Why it matters
+At twice the decode capacity the decode workers never run more than half of the benchmark's
+concurrency: the other half waits in prefill, in transfer, or in a queue in front of them, and
+how much of it is queueing depends on how fast prefill is, which the recipe does not show
+(#1372: concurrency 16 against eight decode workers of `max-running-requests: 1`).
+
+## When it fires
 The comparison of `concurrency-exceeds-engine-cap`, in the band that rule does not call a proof:
 a disaggregated point whose largest concurrency is from `slack_factor` (2) to
 `proof_factor` (2.25) times the decode capacity (vLLM `max-num-seqs` × DP ranks, SGLang
@@ -10,12 +17,6 @@ decode at about 2× its capacity for that reason (2 × capacity plus a small all
 proves the point reports another concurrency than it runs. But at that ratio at least half of the
 requests in flight are outside decode at any time: a point worth a word, a nit. Above the band
 the point is `concurrency-exceeds-engine-cap`'s (blocking); below it there is nothing to say.
-
-## Why it matters
-At twice the decode capacity the decode workers never run more than half of the benchmark's
-concurrency: the other half waits in prefill, in transfer, or in a queue in front of them, and
-how much of it is queueing depends on how fast prefill is, which the recipe does not show
-(#1372: concurrency 16 against eight decode workers of `max-running-requests: 1`).
 
 ## Example
     decode_workers: 2

@@ -1,5 +1,11 @@
 """Flags a master-config point labelled `dp-attn: true` whose recipe role never enables DP attention.
 
+## Why it matters
+The results are published under the label: a point labelled DP-attention that runs the plain
+TP path is compared against other DP-attention points as if it were one, and its concurrency
+range (usually chosen for DP attention) does not fit the engine that ran.
+
+## When it fires
 The master config's search-space point names the recipe (`CONFIG_FILE=` in
 `additional-settings`, or `srt-recipe`) and labels each role (`prefill:` / `decode:`, or the
 point itself for an aggregated recipe) with `dp-attn`. The label must reach the engine: SGLang
@@ -16,11 +22,6 @@ as a DP-attention result for an engine that did not run it: a mislabelled result
 Single-node benchmark scripts are read too: a point labelled `dp-attn: true` whose resolved engine
 command does not enable DP attention. The finding goes on the script's line, or on the master-config
 entry when the PR adds that entry and leaves the script's line alone (blame what the PR changed).
-
-## Why it matters
-The results are published under the label: a point labelled DP-attention that runs the plain
-TP path is compared against other DP-attention points as if it were one, and its concurrency
-range (usually chosen for DP attention) does not fit the engine that ran.
 
 ## Example
     # master decode: { num-worker: 1, tp: 8, ep: 8, dp-attn: true }

@@ -1,5 +1,11 @@
 """Flags a recipe's `TOTAL_CPU_DRAM_GB` that differs from what the master config's `dram-utilization` gives.
 
+## Why it matters
+The planner rejects a recipe whose pinned budget disagrees with the master config, or, where it
+does not check, the benchmark runs with a pool sized for one budget while the published result
+and changelog describe another (the 0.6 → 1799 GB versus 2577 GB pinned episode of #4867).
+
+## When it fires
 The sweep generator computes the host-DRAM budget of an offload point as
 `floor(min(host DRAM, cap) × dram-utilization × G / gpus-per-node)` in decimal GB, where host
 DRAM is the runner's `available-cpu-dram-mib` (configs/runners.yaml), the cap is 2,861,022 MiB
@@ -16,11 +22,6 @@ value the others outvote (with no majority, on the one the PR changed when it ch
 gets the comment on its own line, with a suggestion; a `dram-utilization` out of line with the
 pool and the budget gets it on the master row (when the PR changes that file) or on the budget
 line naming the row. A pool out of line is `offload-pool-mismatch`'s.
-
-## Why it matters
-The planner rejects a recipe whose pinned budget disagrees with the master config, or, where it
-does not check, the benchmark runs with a pool sized for one budget while the published result
-and changelog describe another (the 0.6 → 1799 GB versus 2577 GB pinned episode of #4867).
 
 ## Example
     # master: dram-utilization: 0.2994, runner: cluster:mi355x-amds (≈ 3,000 GB)

@@ -1,5 +1,11 @@
 """Flags a master-config `ep` label that differs from the expert parallelism the recipe role runs.
 
+## Why it matters
+The published result records the label (the repository's result processing reads `ep` from the
+matrix), so a mismatch publishes an EP-N number for an engine that ran another layout, and sweeps
+that compare EP widths compare the wrong things.
+
+## When it fires
 The master config's search-space point labels each role it runs (`prefill:` / `decode:`, or the
 point for an aggregated recipe) with `ep`. The engine's expert-parallel size, from the recipe:
 vLLM `enable-expert-parallel` makes the experts parallel over all ranks of the instance (TP × DP),
@@ -18,11 +24,6 @@ sets `ep_size = tp_size` for an all-to-all MoE backend (DeepEP, Mooncake, …). 
 Single-node benchmark scripts are read too: the expert-parallel size of each resolved point's engine
 command against the entry's `ep`. The finding goes on the script's line, or on the master-config
 entry when the PR adds that entry and leaves the script's line alone.
-
-## Why it matters
-The published result records the label (the repository's result processing reads `ep` from the
-matrix), so a mismatch publishes an EP-N number for an engine that ran another layout, and sweeps
-that compare EP widths compare the wrong things.
 
 ## Example
     # master decode: { tp: 4, ep: 4, dp-attn: true }

@@ -1,15 +1,16 @@
 """Flags a role whose declared GPU count differs from the product of its parallelism.
 
+## Why it matters
+The launcher allocates the declared GPUs and the engine spawns one rank per parallel slot. When
+they disagree the job either fails to start after waiting in the queue for nodes, or leaves GPUs
+idle while the benchmark reports per-GPU throughput over the declared count.
+
+## When it fires
 Declared: `resources.gpus_per_{prefill,decode,agg}` (srt-slurm) or `roles.<role>.gpus`
 (schema 2). Computed: vLLM `tensor × data × pipeline × prefill-context` parallel size; SGLang
 `tp × pp` (data-parallel attention runs inside the TP group); TensorRT-LLM
 `tensor_parallel_size × pipeline_parallel_size`. Decode-context parallelism reuses the TP ranks
 and does not multiply.
-
-## Why it matters
-The launcher allocates the declared GPUs and the engine spawns one rank per parallel slot. When
-they disagree the job either fails to start after waiting in the queue for nodes, or leaves GPUs
-idle while the benchmark reports per-GPU throughput over the declared count.
 
 ## Example
     resources:

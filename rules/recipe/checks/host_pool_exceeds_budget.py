@@ -1,5 +1,11 @@
 """Flags host KV pools that pin more DRAM on a node than its budget or the host has.
 
+## Why it matters
+Pinned host memory cannot be swapped or reclaimed: a pool above the budget takes DRAM other
+replicas on the node were promised, and one above the host ends in an out-of-memory kill
+during the sweep (#2816: 256 GiB per rank against about 75 GB per rank of budget).
+
+## When it fires
 Every host pool of every instance is sized in bytes per rank (vLLM Simple CPU offload
 `cpu_bytes_to_use_per_rank`, or `cpu_bytes_to_use` ÷ one DP engine's world size; LMCache
 `LMCACHE_MAX_LOCAL_CPU_SIZE`, GB read as 2^30 B; SGLang `hicache-size`, GB read as 10^9 B;
@@ -17,11 +23,6 @@ on one node. Then, per node:
 
 Pools that cannot be sized from the recipe (HiCache given only as `hicache-ratio`, a size bound
 at launch) are reported as Skipped, naming what is missing.
-
-## Why it matters
-Pinned host memory cannot be swapped or reclaimed: a pool above the budget takes DRAM other
-replicas on the node were promised, and one above the host ends in an out-of-memory kill
-during the sweep (#2816: 256 GiB per rank against about 75 GB per rank of budget).
 
 ## Example
     hicache-size: 256                # GB per rank, × 8 ranks on the node = 2,048 GB

@@ -1,5 +1,11 @@
 """Flags an engine arg carried as a JSON string that does not parse as JSON.
 
+## Why it matters
+The engine rejects the argument at start-up, after the job has waited for its nodes. A YAML
+author's habits (single quotes inside, trailing commas, unquoted keys, Python `True`) are the
+usual cause, and none of the numbers inside can be checked until it parses.
+
+## When it fires
 Engines take `compilation-config`, `speculative-config`, `kv-transfer-config`,
 `attention-config` (and any other `{…}` or `[…]` string arg, such as `deepep-config`) as JSON
 text. The recipe rules read the capture list, draft length and offload pool from these strings.
@@ -12,11 +18,6 @@ into `argparse.ArgumentTypeError`; dict args (`speculative-config`) get `parse_t
 which does the same for a `json.loads` error. argparse then exits the server with a usage error.
 SGLang reads `json-model-override-args` with `json.loads` at start-up (`ServerArgs.get_hf_config`,
 `python/sglang/srt/server_args.py`), which raises on malformed JSON the same way.
-
-## Why it matters
-The engine rejects the argument at start-up, after the job has waited for its nodes. A YAML
-author's habits (single quotes inside, trailing commas, unquoted keys, Python `True`) are the
-usual cause, and none of the numbers inside can be checked until it parses.
 
 ## Example
     speculative-config: '{"method":"mtp","num_speculative_tokens":4,}'

@@ -1,13 +1,14 @@
 """Flags a GPU memory fraction outside its valid range.
 
-vLLM `gpu-memory-utilization` must be in (0, 1]; SGLang `mem-fraction-static` and TensorRT-LLM
-`kv_cache_config.free_gpu_memory_fraction` in (0, 1). The real recipes hold these without
-exception (RULES.md E15: 350/350, 341/341, 187/187).
-
 ## Why it matters
 Out of range, the engine refuses to start (or, for some versions, clamps silently), so the sweep
 fails after queueing for GPUs, or measures a configuration nobody wrote. A value such as `9.0`
 or `90` is almost always a typo for 0.90.
+
+## When it fires
+vLLM `gpu-memory-utilization` must be in (0, 1]; SGLang `mem-fraction-static` and TensorRT-LLM
+`kv_cache_config.free_gpu_memory_fraction` in (0, 1). The real recipes hold these without
+exception (RULES.md E15: 350/350, 341/341, 187/187).
 
 ## Example
     gpu-memory-utilization: 9.0

@@ -1,5 +1,12 @@
 """Flags a speculative-decoding recipe whose fixed-sequence benchmark turns the chat template off.
 
+## Why it matters
+Without the chat template the benchmark sends raw random tokens; draft models accept far more
+of them than of real chat text, so the acceptance rate and the throughput the point publishes
+are inflated against every other MTP point, which uses it (the scripts' rule is
+`--use-chat-template` for `*_mtp.sh`).
+
+## When it fires
 A point speculates when any role sets a draft (vLLM `speculative-config`, SGLang
 `speculative-algorithm`, TensorRT-LLM `speculative_config`). Its srt-slurm `sa-bench` benchmark
 (random prompts) runs with the chat template unless the recipe says otherwise: srtctl's
@@ -11,12 +18,6 @@ template (#1211, #1688, #1907, #2113, #2115, #2218 were flagged for that, wrongl
 explicit non-true value turns it off, and that breaks the repository's rule that MTP
 fixed-sequence benchmarks use the chat template (F1). Other benchmark types do not read the key;
 agentic points replay traces (`type: custom`); neither is judged.
-
-## Why it matters
-Without the chat template the benchmark sends raw random tokens; draft models accept far more
-of them than of real chat text, so the acceptance rate and the throughput the point publishes
-are inflated against every other MTP point, which uses it (the scripts' rule is
-`--use-chat-template` for `*_mtp.sh`).
 
 ## Example
     speculative-algorithm: EAGLE

@@ -1,5 +1,11 @@
 """Flags an SGLang speculative role whose environment leaves spec V2 off on an image that needs it.
 
+## Why it matters
+The V1 path is slower and is not what the other MTP points of the curve run, so the point is
+measured on a different engine path than its siblings. (#1907's fourteen recipes without it ran
+an SGLang 0.5.11 image, where spec V2 is already the default: not a finding.)
+
+## When it fires
 SGLang runs speculative decoding (EAGLE / MTP) on its V1 worker unless `SGLANG_ENABLE_SPEC_V2`
 is set, from the release that added the V2 worker (≈ 0.5.4) up to the one that made it the
 default (0.5.11: `environ.py` of that release sets `EnvBool(True)`; both from the engine-defaults
@@ -8,11 +14,6 @@ repository's SGLang MTP recipes and scripts set `SGLANG_ENABLE_SPEC_V2: '1'` in 
 environment (`backend.{prefill,decode,aggregated}_environment`, or `roles.<role>.env`). The
 SGLang version is read from the image tag (`lmsysorg/sglang:v0.5.10-cu130`); an image that names
 no version (a `dynamo-sglang` alias) is reported as Skipped.
-
-## Why it matters
-The V1 path is slower and is not what the other MTP points of the curve run, so the point is
-measured on a different engine path than its siblings. (#1907's fourteen recipes without it ran
-an SGLang 0.5.11 image, where spec V2 is already the default: not a finding.)
 
 ## Example
     container: lmsysorg/sglang:v0.5.10-cu130

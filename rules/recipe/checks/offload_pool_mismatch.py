@@ -1,5 +1,11 @@
 """Flags a host KV-offload pool whose byte counts disagree with each other or with `TOTAL_CPU_DRAM_GB`.
 
+## Why it matters
+The pool is pinned host memory. A per-rank size that does not add up to the budget either
+leaves DRAM the benchmark claims to use idle or over-commits the host, which ends in an OOM kill
+hours into the sweep, or a published result for a different pool than the changelog describes.
+
+## When it fires
 For pools the repository sizes from the DRAM budget (vLLM's `SimpleCPUOffloadConnector` in
 `kv-transfer-config`, LMCache's `LMCACHE_MAX_LOCAL_CPU_SIZE`), per point and role:
 
@@ -20,11 +26,6 @@ for the per-rank size. A budget out of line is `dram-budget-mismatch`'s when a m
 `dram-utilization` resolves the point (that rule compares the two); without one it is flagged
 here, on the budget line, with a suggestion. Only an undecided split names both. Sizes written
 as `@dram.…` references are bound by the launcher and pass.
-
-## Why it matters
-The pool is pinned host memory. A per-rank size that does not add up to the budget either
-leaves DRAM the benchmark claims to use idle or over-commits the host, which ends in an OOM kill
-hours into the sweep, or a published result for a different pool than the changelog describes.
 
 ## Example
     kv-transfer-config: '{"kv_connector":"SimpleCPUOffloadConnector","kv_connector_extra_config":{"cpu_bytes_to_use_per_rank":224875000000}}'

@@ -7,6 +7,13 @@ equal"). When only one side is bumped, the sweep publishes numbers for an image 
 Real case: #1390 bumped `disagg-gb200-mid-curve-megamoe-mtp2.yaml` to `v0.21.0` while its master
 keys stayed on `v0.20.1`.
 
+## When it fires
+Checked for changed recipes (against every master key that references them, by
+`CONFIG_FILE=recipes/<path>` or `srt-recipe`/`srt-recipe-dir`) and for changed master keys
+(against the referenced recipes the review has). A container that is an alias such as
+`dynamo-sglang` (no `/` or `:`) is not an image reference and is not compared; enroot's
+`nvcr.io#nvidia/x` spelling equals `nvcr.io/nvidia/x`.
+
 ## Example
     # configs/nvidia-master.yaml
     dsv4-fp4-gb200-dynamo-vllm-mtp2:
@@ -19,12 +26,6 @@ keys stayed on `v0.20.1`.
 ## Fix
 Bump both together: set the recipe's `model.container` to the master `image` (or the master
 `image` to the recipe's, if the new image is the point of the PR).
-
-Checked for changed recipes (against every master key that references them, by
-`CONFIG_FILE=recipes/<path>` or `srt-recipe`/`srt-recipe-dir`) and for changed master keys
-(against the referenced recipes the review has). A container that is an alias such as
-`dynamo-sglang` (no `/` or `:`) is not an image reference and is not compared; enroot's
-`nvcr.io#nvidia/x` spelling equals `nvcr.io/nvidia/x`.
 """
 import re
 from collections.abc import Iterator

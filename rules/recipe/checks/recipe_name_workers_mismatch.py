@@ -1,15 +1,16 @@
 """Flags a recipe name whose `NpMd` disagrees with the prefill and decode worker counts.
 
+## Why it matters
+The name is how the sweep, the dashboards and reviewers tell layouts apart; a `1p1d` recipe that
+launches two decode workers is published and compared as a layout it is not (#3103).
+
+## When it fires
 Disaggregated recipe names state their layout as `NpMd` (`disagg-b200-2p1d-dep8.yaml`,
 `name: "…-4p2d-…"`): N prefill and M decode workers. Both the recipe's `name:` (per point, for
 variant bundles) and its file name are read. A count also passes when it equals the role's
 nodes and that role's workers span several nodes each (some recipes name multi-node workers by
 node count: `12p4d` for 6 prefill workers of 8 GPUs on 4-GPU nodes). GPUs per worker are
 `gpus_per_{role}`, or what srtctl derives when it is not set: nodes × GPUs per node / workers.
-
-## Why it matters
-The name is how the sweep, the dashboards and reviewers tell layouts apart; a `1p1d` recipe that
-launches two decode workers is published and compared as a layout it is not (#3103).
 
 ## Example
     name: "model-disagg-1p1d-tp4"

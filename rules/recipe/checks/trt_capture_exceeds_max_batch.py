@@ -1,5 +1,12 @@
 """Flags TensorRT-LLM CUDA-graph batch sizes above the engine's `max_batch_size`: dead config.
 
+## Why it matters
+The recipe claims a capture range the engine does not run: usually `max_batch_size` was lowered
+for a low-latency point and the list was copied from another one (NVIDIA's template ladders up
+to 2,048 under `max_batch_size: 1`), so a reader cannot tell whether the batch cap or the list
+is what the author meant (#2596: `batch_sizes [1, 2, 4]` with `max_batch_size: 1`).
+
+## When it fires
 TensorRT-LLM captures decode graphs only for batch sizes up to min(`max_batch_size`,
 `max_num_tokens` / (1 + draft tokens)), "the largest possible batch size for a pure decoding
 batch", and drops the rest: `_filter_cuda_graph_batch_sizes` in
@@ -25,12 +32,6 @@ A `trtllm-serve` command in a single-node benchmark script is read too (its `--m
 `--max_num_tokens`, and the `--extra_llm_api_options` file it writes from here-documents). There
 only an explicit `batch_sizes` list is judged: one `cuda_graph_config.max_batch_size` cap over
 per-point limits states nothing wrong.
-
-## Why it matters
-The recipe claims a capture range the engine does not run: usually `max_batch_size` was lowered
-for a low-latency point and the list was copied from another one (NVIDIA's template ladders up
-to 2,048 under `max_batch_size: 1`), so a reader cannot tell whether the batch cap or the list
-is what the author meant (#2596: `batch_sizes [1, 2, 4]` with `max_batch_size: 1`).
 
 ## Example
     max_batch_size: 1

@@ -1,5 +1,11 @@
 """Flags a role that states more nodes than its workers use: the extra nodes are allocated and left idle.
 
+## Why it matters
+Each idle node is a whole machine taken from the shared cluster for every run of the sweep, and
+the count usually comes from a layout with another node size: #1649 copied the GB200 (4-GPU)
+counts to B200 (8-GPU) recipes, `decode_nodes: 2` for one 8-GPU decode worker.
+
+## When it fires
 The nodes a role needs follow srtctl's allocator (`allocate_endpoints` in srt-slurm's
 `src/srtctl/core/topology.py`, the same arithmetic as `workers-nodes-mismatch`): workers of a
 full node or more take ⌈GPUs / GPUs per node⌉ nodes each, smaller ones are packed (or spread with
@@ -11,11 +17,6 @@ node count itself, so they are not judged here.
 
 A nit: nothing fails and nothing is mislabelled; the job holds nodes nobody uses for the length
 of the sweep. Too few nodes, which fails the launch, is `workers-nodes-mismatch` (blocking).
-
-## Why it matters
-Each idle node is a whole machine taken from the shared cluster for every run of the sweep, and
-the count usually comes from a layout with another node size: #1649 copied the GB200 (4-GPU)
-counts to B200 (8-GPU) recipes, `decode_nodes: 2` for one 8-GPU decode worker.
 
 ## Example
     gpus_per_node: 8

@@ -1,5 +1,11 @@
 """Flags a role with too few nodes for its workers: nodes × GPUs per node below workers × GPUs per worker.
 
+## Why it matters
+The job allocates the nodes the recipe states, and srtctl cannot place the workers on fewer
+nodes than they need: the launch fails after the job waited in the queue for its nodes, and the
+sweep point produces no result.
+
+## When it fires
 For each role of an srt-slurm (`resources.{prefill,decode,agg}_{nodes,workers}`,
 `gpus_per_{role}`, `gpus_per_node`) or schema-2 (`roles.<role>.{nodes,workers,gpus}`) recipe that
 declares its GPUs per worker, the nodes the role needs follow srtctl's allocator
@@ -16,11 +22,6 @@ the nodes, and there is nothing to compare.
 More nodes than the workers use is not a failure: the allocator places the workers on the first
 nodes and starts nothing on the rest, so the engines run the topology the recipe describes and
 the result is not wrong. That is `workers-nodes-excess` (a nit).
-
-## Why it matters
-The job allocates the nodes the recipe states, and srtctl cannot place the workers on fewer
-nodes than they need: the launch fails after the job waited in the queue for its nodes, and the
-sweep point produces no result.
 
 ## Example
     gpus_per_node: 4

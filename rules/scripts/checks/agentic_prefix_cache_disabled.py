@@ -10,6 +10,11 @@ HiCache branches explained that the replay depends on prefix reuse). Random-prom
 (`fixed_seq_len`) scripts disable it on purpose, since their prompts share nothing; no agentic
 script on the repository's main does.
 
+## When it fires
+Scripts under an `agentic/` directory (or named `…agentic…`) are checked, on the lines the PR
+adds or edits; the flag counts wherever it is written outside comments (a command, an array, a
+variable holding flags).
+
 ## Example
     # benchmarks/single_node/agentic/dsv4_fp4_mi355x_sglang.sh
     sglang serve --model-path "$MODEL" --disable-radix-cache ...
@@ -17,10 +22,6 @@ script on the repository's main does.
 ## Fix
 Drop the flag (SGLang `--disable-radix-cache`, vLLM `--no-enable-prefix-caching`) from agentic
 scripts; if an offload backend needs it off, say so in a comment and in the PR.
-
-Scripts under an `agentic/` directory (or named `…agentic…`) are checked, on the lines the PR
-adds or edits; the flag counts wherever it is written outside comments (a command, an array, a
-variable holding flags).
 """
 import re
 from collections.abc import Iterator

@@ -6,14 +6,18 @@ model name the server answers to, `--num-prompts` = 10 × concurrency, warm-ups,
 A direct call drifts from all of these (#914: `--backend openai-chat`, a model name the server
 rejects, `CONC*5` prompts and no warm-ups).
 
+## When it fires
+On lines the PR adds to a single-node benchmark script (a path with `/single_node/`) it adds or
+changes: it fires for each command, outside any shell function, whose name or one of whose arguments
+ends in `benchmark_serving.py`. Commands inside a function body are not checked, nor is a script
+that does not parse; the rule reports no passed check.
+
 ## Example
     python3 utils/bench_serving/benchmark_serving.py --model glm-5-fp8 --num-prompts $((CONC * 5)) ...
 
 ## Fix
 Call the helper: `run_benchmark_serving --model "$MODEL" --port "$PORT" --backend vllm
 --input-len "$ISL" --output-len "$OSL" --max-concurrency "$CONC" --num-prompts $((CONC * 10)) …`.
-
-Lines the PR adds in single-node scripts are checked.
 """
 from collections.abc import Iterator
 

@@ -5,13 +5,20 @@ The sweep runs one script for every point of a master config. A literal `--max-c
 or `--num-prompts 640` measures the same load at every concurrency, and `--input-len 1024` the
 same sequence length for every `isl`: the published curve is flat by construction.
 
+## When it fires
+On lines the PR adds to a benchmark script it adds or changes: it fires for each
+`run_benchmark_serving` call, or command with an argument ending in `benchmark_serving.py` (`python3
+…/benchmark_serving.py`), that gives `--max-concurrency`, `--num-prompts`, `--input-len`,
+`--output-len`, `--random-input-len` or `--random-output-len` a literal integer (`--flag 64` or
+`--flag=64`). A value built from a variable or an arithmetic expansion (`"$CONC"`, `$((CONC * 10))`)
+is not flagged, nor are the commands inside the `run_benchmark_serving` function's own body; a
+script that does not parse is not checked. The rule reports no passed check.
+
 ## Example
     run_benchmark_serving --max-concurrency 64 --num-prompts 640 --input-len "$ISL" ...
 
 ## Fix
 Use the point's values: `--max-concurrency "$CONC" --num-prompts $((CONC * 10))`.
-
-Checks `run_benchmark_serving` calls (and direct `benchmark_serving.py` runs) on lines the PR adds.
 """
 from collections.abc import Iterator
 import re

@@ -4,6 +4,11 @@
 `BENCH_CMD="…"` built with care and then `BENCH_CMD="SKIP"` on the next line throws the command
 away: the run does nothing useful and reports no metrics (#1683, `server_atom.sh`).
 
+## When it fires
+Variables whose name says they hold a command or its arguments (`CMD`, `COMMAND`, `ARGS`, `OPTS`,
+`FLAGS`) are checked: two assignments in the same block, under the same conditions, with no read
+of the variable between them. Only second assignments on lines the PR adds are reported.
+
 ## Example
     BENCH_CMD="bash bench.sh $MODEL $ISL $OSL"
     BENCH_CMD="SKIP"
@@ -11,10 +16,6 @@ away: the run does nothing useful and reports no metrics (#1683, `server_atom.sh
 
 ## Fix
 Delete the stray assignment (or guard it, e.g. `[[ $DRY_RUN == 1 ]] && BENCH_CMD="SKIP"`).
-
-Variables whose name says they hold a command or its arguments (`CMD`, `COMMAND`, `ARGS`, `OPTS`,
-`FLAGS`) are checked: two assignments in the same block, under the same conditions, with no read
-of the variable between them. Only second assignments on lines the PR adds are reported.
 """
 from collections.abc import Iterator
 import re

@@ -7,14 +7,7 @@ comment now documents a configuration the script does not run, and the next read
 the wrong number (#1170: a comment kept explaining that `max-num-seqs=4` caps the running batch
 below the search space's top concurrency, while the PR made the cap follow `CONC`, 32 at the top).
 
-## Example
-    # max-num-seqs=4 keeps the batch below the max concurrency (32)
-    MAX_NUM_SEQS=$(( CONC < 4 ? 4 : CONC ))
-    python3 -m atom.entrypoints.openai_server --max-num-seqs $MAX_NUM_SEQS ...
-
-## Fix
-Update the comment to the new value (or to the rule that computes it), or delete it.
-
+## When it fires
 A comment line counts when it spells the flag's name (with or without `--`) followed by `=`,
 `:` or a space and a number, is not a line the PR adds or edits, and does not read as history or
 as a default (`default`, `was`, `previously`, `instead`, `used to`, `originally`, `before`,
@@ -23,6 +16,14 @@ the line that passes it (or the assignment its value comes from), and the value 
 from the comment's number at one of the points. The finding sits on the edited line the new
 value is written on (a review can comment there; the comment may be outside the diff) and names
 the comment's line and the point.
+
+## Example
+    # max-num-seqs=4 keeps the batch below the max concurrency (32)
+    MAX_NUM_SEQS=$(( CONC < 4 ? 4 : CONC ))
+    python3 -m atom.entrypoints.openai_server --max-num-seqs $MAX_NUM_SEQS ...
+
+## Fix
+Update the comment to the new value (or to the rule that computes it), or delete it.
 """
 from __future__ import annotations
 

@@ -13,13 +13,7 @@ A nit: launchers without `set -e` carry on past the failed edit to `srtctl`, whi
 selector and runs the right point, so the benchmark is usually not wrong; the edit the launcher
 meant (a name, a path) is what is lost.
 
-## Example
-    # master: CONFIG_FILE=recipes/gb300-fp4/glm5.yaml:zip_override_8k1k[0]
-    sed -i "s/^name:.*/name: \\"${RUNNER_NAME}\\"/" "$CONFIG_FILE"
-
-## Fix
-Strip the selector for file tools: `"${CONFIG_FILE%%:*}"` (keep the full value for `srtctl`).
-
+## When it fires
 A launch counts when its program is a file tool (`sed -i`, `cp`, `mv`, `cat`, `head`, `tail`,
 `grep`, `awk`, `yq`, `jq`, `tee`, `wc`, `sort`, `diff`, `rm`, `chmod`) and one of its arguments,
 as the interpreter expands it for a point, is a point value that carries a selector (unstripped).
@@ -27,6 +21,13 @@ The launcher is interpreted once per key, machine, spec-decoding and scenario, w
 of those points. Reported on the launch's line when the PR edits it, else on the
 first master-config line the PR writes that gives the variable a selector value for a point that
 runs through that launcher (the change that breaks it), once per launch.
+
+## Example
+    # master: CONFIG_FILE=recipes/gb300-fp4/glm5.yaml:zip_override_8k1k[0]
+    sed -i "s/^name:.*/name: \\"${RUNNER_NAME}\\"/" "$CONFIG_FILE"
+
+## Fix
+Strip the selector for file tools: `"${CONFIG_FILE%%:*}"` (keep the full value for `srtctl`).
 """
 from __future__ import annotations
 

@@ -7,13 +7,27 @@ sources, a Python here-doc that rewrites them, `git apply` / `patch` of a `.patc
 copied or bind-mounted over the container's engine, or a forked engine (a git URL, a wheel, an editable checkout)
 installed over the image all benchmark software nobody else can pull. #2127 was reverted for it.
 
-The rule is read from the base revision's guidance (AGENTS.md, CLAUDE.md, CONTRIBUTING.md,
-`docs/PR_REVIEW_CHECKLIST.md`): a base whose guidance does not forbid patches yet (before
-July 2026) is Skipped with that reason, and so is a review that did not read it.
+## When it fires
+On the lines the PR adds to shell files (benchmark scripts, launchers, any `.sh` / `.bash`; a
+here-doc counts when its body has an added line): it fires for each engine patch when the PR files
+no waiver. An engine target is a path under `site-packages`/`dist-packages`/`/sgl-workspace/`, a
+`find_spec` / `importlib.util` / `<engine>.__file__` lookup, or a relative `<engine package>/….py`
+path of one of `engine_packages`; assignments in the same file are followed
+(`INDEXER_PY=/usr/…/vllm/…; sed -i … "$INDEXER_PY"`). A `git apply` or `patch` counts when what it
+patches is the engine: its `-d` directory, else the checkout the file cloned last (an engine's
+repository; a checkout of the harness, such as srt-slurm, is not the engine: the repository's own
+launchers patch it), else a patch file named after an engine package. Not engine patches: `pip
+install` of released packages from the index (benchmark clients, `lm-eval`, `datasets`, a pinned
+version of a library), `sed -i` over the script's own config or output files, and edits of checkouts
+of the repository's own harness. Dry runs (`--check`, `--dry-run`) change nothing.
 
-The one exception is a waiver filed in the same PR, `docs/waiver/<PR number>.md` (in the
-directory of the layout the PR touches); with it, the patch is reported as a passed check
-(waiver-incomplete judges what the waiver says).
+The rule is read from the base revision's guidance (AGENTS.md, CLAUDE.md, CONTRIBUTING.md,
+`docs/PR_REVIEW_CHECKLIST.md`): a base whose guidance does not forbid patches yet (before July 2026)
+is Skipped with that reason, and so is a review that did not read it.
+
+The one exception is a waiver filed in the same PR, `docs/waiver/<PR number>.md` (in the directory
+of the layout the PR touches); with it, the patch is reported as a passed check (waiver-incomplete
+judges what the waiver says). A shell file with no engine patch on its added lines passes.
 
 ## Example
     sed -i '102,108d' /usr/local/lib/python3.12/dist-packages/flashinfer/jit/cubin_loader.py
@@ -26,17 +40,7 @@ the benchmark, the upstream PR or issue, and when the patch goes away.
 
 ## Options
 `engine_packages`: the Python packages that count as the engine (engines and the kernel libraries
-they load). Only lines the PR adds count (a here-doc counts when its body has an added line).
-Not engine patches: `pip install` of released packages from the index (benchmark clients,
-`lm-eval`, `datasets`, a pinned version of a library), `sed -i` over the script's own config or
-output files, and edits of checkouts of the repository's own harness. An engine target is a path
-under `site-packages`/`dist-packages`/`/sgl-workspace/`, a `find_spec` / `importlib.util` /
-`<engine>.__file__` lookup, or a relative `<engine package>/….py` path; assignments in the same
-file are followed (`INDEXER_PY=/usr/…/vllm/…; sed -i … "$INDEXER_PY"`). A `git apply` or
-`patch` counts when what it patches is the engine: its `-d` directory, else the checkout the file
-cloned last (an engine's repository; a checkout of the harness, such as srt-slurm, is not the
-engine: the repository's own launchers patch it), else a patch file named after an engine
-package. Dry runs (`--check`, `--dry-run`) change nothing.
+they load).
 """
 from collections.abc import Iterator
 

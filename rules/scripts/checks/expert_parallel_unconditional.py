@@ -6,6 +6,12 @@ hard-coded `--enable-expert-parallel` turns expert parallelism on for the `ep: 1
 those results measure a different engine layout than the config says (the PR-review prompt's
 expert-parallel check; e.g. #1130, `dsv4_fp8_h200.sh`).
 
+## When it fires
+A flag counts as conditional when it sits under any enclosing `if`/`case`/`while` (a DP-attention
+branch, a per-recipe EP switch: which points reach it is what RR216 ep-mismatch judges on the
+resolved points), or when its own command mentions `EP_SIZE` or a variable derived from it. Only
+a flag passed on every path, on lines the PR adds, is flagged.
+
 ## Example
     vllm serve "$MODEL" \\
         --tensor-parallel-size "$TP" \\
@@ -16,11 +22,6 @@ Add the flag only when the point asks for it:
 
     if [ "${EP_SIZE:-1}" -gt 1 ]; then EP_ARGS="--enable-expert-parallel"; fi
     vllm serve "$MODEL" --tensor-parallel-size "$TP" $EP_ARGS
-
-A flag counts as conditional when it sits under any enclosing `if`/`case`/`while` (a DP-attention
-branch, a per-recipe EP switch: which points reach it is what RR216 ep-mismatch judges on the
-resolved points), or when its own command mentions `EP_SIZE` or a variable derived from it. Only
-a flag passed on every path, on lines the PR adds, is flagged.
 """
 import re
 from collections.abc import Iterator

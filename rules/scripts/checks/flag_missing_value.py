@@ -6,6 +6,19 @@ or, worse, swallow the next flag as the value. It usually comes from an expansio
 empty: a variable dropped from `EVAL_CONTEXT_ARGS="--context-length $CONTEXT_LENGTH"` (#1669),
 or one the launcher does not set (`--num-prompts "$NUM_PROMPTS"` → `--num-prompts ''`, #406).
 
+## When it fires
+For each resolved point of a script the PR changes (`rules.scripts.resolve`), in the engine command
+and in the script's own benchmark-client calls (`run_benchmark_serving`, `run_eval`): it fires when
+a flag that takes a value (one of `value_flags`, or one the same script passes a value with `=`
+somewhere else: `--flag=v`; `--flag word` teaches nothing, `--quiet pkg` is a boolean flag and a
+positional argument) ends the command line, or is followed by an empty word or by another `--flag`.
+Only flags written on lines the PR adds are reported, once per line and flag; a next word whose
+value the resolution does not know, and a flag written as `--flag=…`, are not judged. When the empty
+value expands from a variable the script reads unset and the point's launcher, which the PR changes,
+never sets or passes it, the finding goes on that launcher's line that runs the script (once per
+launcher line), since that is where the value is missing (#406). Each changed script whose flags
+were checked passes with the count of uses checked.
+
 ## Example
     EVAL_CONTEXT_ARGS="--context-length"
     vllm serve "$MODEL" $EVAL_CONTEXT_ARGS --port "$PORT"
@@ -14,16 +27,7 @@ or one the launcher does not set (`--num-prompts "$NUM_PROMPTS"` → `--num-prom
 Give the flag its value (`--context-length "$CONTEXT_LENGTH"`) or drop the flag.
 
 ## Options
-`value_flags`: flags known to take a value. A flag also counts as taking one when the same
-script passes it a value with `=` somewhere else (`--flag=v`; `--flag word` teaches nothing:
-`--quiet pkg` is a boolean flag and a positional argument). The engine command and the
-benchmark-client calls (`run_benchmark_serving`, `run_eval`) are checked.
-
-The command line is resolved per point (`rules.scripts.resolve`); only flags written on lines the
-PR adds are reported, once per line. When the empty value expands from a variable the script
-reads unset and the point's launcher, which the PR changes, never sets or passes it, the finding
-goes on that launcher's line that runs the script (once per launcher line), since that is where
-the value is missing (#406).
+`value_flags`: flags known to take a value.
 """
 from collections.abc import Iterator
 import re

@@ -5,19 +5,19 @@ Without `--fail` (`-f`) curl exits 0 on any HTTP answer, including the 503 a ser
 it loads: the loop ends at once and the benchmark starts against a server that is not ready
 (#2207, `wait_server.sh`; `benchmark_lib.sh` uses `--fail`).
 
-## Example
-    until curl -s -o /dev/null http://localhost:$PORT/health; do sleep 5; done
-
 ## When it fires
+A `curl` counts as a health check when it sits in a `while`/`until`/`for` loop and its URL names
+a health, readiness or model-list endpoint. Only lines the PR adds are checked.
+
 A `curl` to a health or readiness endpoint, inside a loop, on a line the PR touched, without
 `-f`/`--fail`/`--fail-with-body`. A probe whose status code is captured (`$(curl -w
 '%{http_code}' …)`) and compared with 200 in the loop is not flagged.
 
+## Example
+    until curl -s -o /dev/null http://localhost:$PORT/health; do sleep 5; done
+
 ## Fix
 Add `--fail` (or `-f`): `until curl -sf http://localhost:$PORT/health; do sleep 5; done`.
-
-A `curl` counts as a health check when it sits in a `while`/`until`/`for` loop and its URL names
-a health, readiness or model-list endpoint. Only lines the PR adds are checked.
 """
 from collections.abc import Iterator
 import re

@@ -7,6 +7,14 @@ same text as a regular file and bash runs `launch_b200-dgxc.sh` as a command: ev
 runner fails. Read the file mode, not the text: a symlink is fine (#1649's reviewer saw a bare
 path where the file was in fact a valid symlink).
 
+## When it fires
+On each runner launcher the PR adds or changes that is not a symlink (git mode 120000): it fires
+when the file holds no command at all (empty, or comments only), or when it holds a single command
+and its whole text is one word ending in `.sh` (a bare path). A symlink passes, and so does a
+launcher with more than one command, an assignment or a function; a single command that is not a
+bare path is not flagged (and reports nothing); a file that cannot be read as a script is Skipped
+with the reason.
+
 ## Example
     runners/launch_b200-dgxc-slurm.sh   mode 100644, content: launch_b200-dgxc.sh
 

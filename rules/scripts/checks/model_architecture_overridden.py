@@ -7,6 +7,19 @@ cuts the model's FLOPs (F5): the point would publish the throughput of a smaller
 real one's name. #1967 and #1968 passed `use_index_cache` / `index_topk_freq` through
 `--hf-overrides` and were reverted by #1999.
 
+## When it fires
+On the lines the PR adds to benchmark scripts, launchers (and other `.sh` / `.bash` files) and
+recipes: it fires for each model-config override (`--hf-overrides`, `--json-model-override-args`,
+`--model-override-args`, `--hf-config-overrides`, `--override-generation-config`, with a `{…}` value
+on the same command line; in a recipe an `hf_overrides` / `json_model_override_args` /
+`model_override_args` key) that sets one of `computation_keys` at any depth, or any key with `skip`
+in its name. Overrides of other keys change no FLOPs and pass: context length and RoPE scaling
+(`max_position_embeddings`, `rope_scaling`), dtypes, quantization settings, tokenizer and generation
+defaults (`--override-generation-config` sampling values); so does a file with no override on its
+added lines. The rule is read from the base revision's guidance (the checklist's architecture item,
+early July 2026): a base without it is Skipped with that reason, and so is a review that did not
+read the guidance.
+
 ## Example
     vllm serve "$MODEL" --hf-overrides '{"num_hidden_layers": 30}'
     --json-model-override-args '{"index_topk_freq": 4, "use_index_cache": true}'
@@ -22,13 +35,8 @@ computation: layer counts and the layers' layout (`num_hidden_layers`, `num_laye
 `n_routed_experts`, `num_experts_per_tok`, `moe_topk`, `topk_group`, `n_group`), the shape of
 attention and MLPs (heads, hidden and intermediate sizes, `head_dim`, LoRA ranks of MLA), the
 sparse-attention indexer (`index_topk`, `index_topk_freq`, `use_index_cache`, `index_n_heads`),
-sliding windows, and the model's identity (`architectures`, `model_type`), plus any key with
-`skip` in its name. Overrides of other keys change no FLOPs and are not reported: context length
-and RoPE scaling (`max_position_embeddings`, `rope_scaling`), dtypes, quantization settings,
-tokenizer and generation defaults (`--override-generation-config` sampling values). Read on the
-lines the PR adds to benchmark scripts, launchers and recipes. The rule is read from the base
-revision's guidance (the checklist's architecture item, early July 2026): a base without it is
-Skipped with that reason.
+sliding windows, and the model's identity (`architectures`, `model_type`). Any key with `skip` in
+its name counts as well.
 """
 from collections.abc import Iterator
 

@@ -7,6 +7,29 @@ tuned for. An MTP script without it silently runs the legacy path and is not com
 siblings (#1480: `glm5_fp8_h200_mtp.sh` set the EAGLE flags but not `SGLANG_ENABLE_SPEC_V2`;
 #1075: `qwen3.5_fp4_b200_mtp.sh`).
 
+## When it fires
+On each MTP benchmark script the PR adds or changes whose engine has variables in `engine_env`,
+compared with its MTP siblings (`rules.scripts.siblings`): the MTP scripts of the same family and
+engine on its vendor; when fewer than `min_siblings` are there but the family has enough on all
+vendors, those of other vendors count only if none is on its vendor; when the family has too few
+on any vendor, the MTP scripts of the same engine and vendor in its directory. Archived
+(`deprecated/`) scripts are not siblings. With fewer than `min_siblings` siblings nothing is
+compared, and a variable that fewer than `threshold` of them set is not reported. An added
+script is checked as it is (a plain `X=1` without `export` does not reach the engine process, and
+says so; one that sets it passes); a modified or moved one only when the PR drops the variable.
+When the key's points resolve, the engine process's environment (exports, prefixes, what the
+launcher passes) decides; otherwise the script's own assignments do. The finding sits on the
+engine's launch.
+
+A variable the engine version in use does not need is not missing (a passed check says why): the
+version comes from the image of every key that runs the script (`lmsysorg/sglang:v0.5.12-cu130` →
+SGLang 0.5.12) and the engine-defaults table says what that version does
+(`rules.scripts.engine_flags`): SGLang runs spec V2 by default from 0.5.11
+(`python/sglang/srt/environ.py`, `Envs.SGLANG_ENABLE_SPEC_V2 = EnvBool(True)`;
+`ServerArgs._handle_speculative_decoding` falls back to V1 only when it is set false) and no
+longer has the variable by 0.5.15. When no point resolves, or an image names no version (a
+nightly tag), the comparison with the siblings stands.
+
 ## Example
     # every other glm5 SGLang MTP script on NVIDIA exports SGLANG_ENABLE_SPEC_V2=1
     python3 -m sglang.launch_server --model-path "$MODEL" --speculative-algorithm EAGLE ...
@@ -16,23 +39,12 @@ Set the variable for the engine process (`export SGLANG_ENABLE_SPEC_V2=1` before
 `SGLANG_ENABLE_SPEC_V2=1 python3 -m sglang.launch_server …`).
 
 ## Options
-`engine_env`: per engine, the variables that select the speculative-decoding implementation.
-`threshold`: the share of MTP siblings (same family, engine and vendor; `rules.scripts.siblings`)
-that must set a variable before its absence is reported (not every image needs it: about half
-of the SGLang MTP scripts on main leave it unset, by model family).
-
-An added script is checked as it is (a plain `X=1` without `export` does not reach the engine
-process, and says so); a modified or moved one only when the PR drops the variable. When the key's points resolve, the engine process's environment (exports, prefixes, what the
-launcher passes) decides; otherwise the script's own assignments do.
-
-A variable the engine version in use does not need is not missing: the version comes from the
-image of every key that runs the script (`lmsysorg/sglang:v0.5.12-cu130` → SGLang 0.5.12) and
-the engine-defaults table says what that version does (`rules.scripts.engine_flags`): SGLang
-runs spec V2 by default from 0.5.11 (`python/sglang/srt/environ.py`, `Envs.SGLANG_ENABLE_SPEC_V2
-= EnvBool(True)`; `ServerArgs._handle_speculative_decoding` falls back to V1 only when it is set
-false) and no longer has the variable by 0.5.15. When no point resolves, or an image names no
-version (a nightly tag), the comparison with the siblings stands. Archived (`deprecated/`)
-scripts are not siblings (`rules.scripts.siblings`).
+`engine_env`: per engine, the variables that select the speculative-decoding implementation
+(default: SGLang's `SGLANG_ENABLE_SPEC_V2`).
+`threshold` (default 0.8): the share of MTP siblings that must set a variable before its absence
+is reported (not every image needs it: about half of the SGLang MTP scripts on main leave it
+unset, by model family).
+`min_siblings` (default 2): fewer MTP siblings than this and nothing is compared.
 """
 from collections.abc import Iterator
 

@@ -7,6 +7,11 @@ anyone else's (AGENTS.md; the PR-review prompt; codeowner check 9). `--dsv4` imp
 template (`benchmark_lib.sh`), so it counts too. The rule has been broken 17 times in real PRs,
 for example #1445, which added `qwen3.5_fp4_mi355x_mtp.sh` without it.
 
+## When it fires
+Applies to added or modified `*_mtp.sh` scripts under `benchmarks/`, except `deprecated/` and
+`speedbench/`. A call that passes its arguments through a variable counts as compliant when the
+script spells `--use-chat-template` (or `--dsv4`) somewhere outside comments.
+
 ## Example
     run_benchmark_serving \\
         --model "$MODEL" \\
@@ -14,10 +19,6 @@ for example #1445, which added `qwen3.5_fp4_mi355x_mtp.sh` without it.
 
 ## Fix
 Add `--use-chat-template` to the `run_benchmark_serving` call.
-
-Applies to added or modified `*_mtp.sh` scripts under `benchmarks/`, except `deprecated/` and
-`speedbench/`. A call that passes its arguments through a variable counts as compliant when the
-script spells `--use-chat-template` (or `--dsv4`) somewhere outside comments.
 """
 import re
 from collections.abc import Iterator

@@ -6,6 +6,11 @@ script for every framework of a model and SKU. A new `atom` key then benchmarks 
 script and publishes the numbers as ATOM's (#383: `dsr1-fp8-mi300x-atom` on a launcher that adds
 no framework suffix, so it runs `dsr1_fp8_mi300x.sh`, an SGLang script).
 
+## When it fires
+Keys the PR adds or changes are checked. The script's engine is what it launches (`vllm serve`,
+`sglang.launch_server`, `trtllm-serve`, `atom`); frameworks with no single-node engine of that
+name (`dynamo-*`, `*-disagg`, `llmd-*`) are not compared.
+
 ## Example
     dsr1-fp8-mi300x-atom:
       framework: atom
@@ -16,10 +21,6 @@ no framework suffix, so it runs `dsr1_fp8_mi300x.sh`, an SGLang script).
 ## Fix
 Add the framework's script under the name the launcher builds for it (or teach the launcher
 the framework suffix), so the key runs its own engine.
-
-Keys the PR adds or changes are checked. The script's engine is what it launches (`vllm serve`,
-`sglang.launch_server`, `trtllm-serve`, `atom`); frameworks with no single-node engine of that
-name (`dynamo-*`, `*-disagg`, `llmd-*`) are not compared.
 """
 from collections.abc import Iterator
 

@@ -7,6 +7,15 @@ missing the job fails at start, or — worse — a fallback picks a different sc
 the PR added (#383: an mi300x atom key with no atom script; #1571: an agentic vLLM key whose
 launcher looks for `dsv4_fp4_mi355x_vllm.sh` or `dsv4_fp4_mi355x.sh`, neither of which exists).
 
+## When it fires
+The path is found by interpreting the launcher for each point of the key (nothing is run);
+`rules.scripts.resolve` documents how.
+
+Keys the PR adds, keys whose path inputs it changes (model prefix, precision, framework, node
+layout, scenarios, speculative-decoding variants), and keys whose script a changed launcher or a
+removed script affects. A key whose image or search space alone changed ran the same path before
+the PR: a script missing there is the base's.
+
 ## Example
     dsv4-fp4-mi355x-vllm-agentic:
       runner: mi355x
@@ -21,15 +30,6 @@ the bar for a blocking rule is 95 %.
 ## Fix
 Add the script under the name the launcher builds (the message names it), or rename the script
 you added to that name; if the launcher's naming is wrong, fix the launcher.
-
-The path is found by interpreting the launcher for each point of the key (nothing is run);
-`rules.scripts.resolve` documents how.
-
-## When it fires
-Keys the PR adds, keys whose path inputs it changes (model prefix, precision, framework, node
-layout, scenarios, speculative-decoding variants), and keys whose script a changed launcher or a
-removed script affects. A key whose image or search space alone changed ran the same path before
-the PR: a script missing there is the base's.
 """
 from collections.abc import Iterator
 import difflib

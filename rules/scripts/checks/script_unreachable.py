@@ -6,6 +6,16 @@ builds is never run: the sweep silently benchmarks the other script (#1499: a ne
 `dsr1_fp8_mi300x_mtp.sh`, but `launch_mi300x-amds.sh` adds no `_mtp` suffix, so the MTP key runs
 the non-MTP script; #1222: `…_vllm_mtp.sh` where the H200 launchers build `…_mtp.sh`).
 
+## When it fires
+The finding sits on the script's first command. A key is "meant for" the script when its model prefix and precision match the script's name,
+it runs on the SKU the name carries, its framework is the one the name carries (when it carries
+one, `…_atom.sh`) and its spec-decoding matches the name's `_mtp` suffix.
+
+A single-node script the PR adds that no key runs, while a key meant for it (above) runs another
+script. When the script launches an engine (`vllm serve`, `sglang.launch_server`, …), only keys
+whose framework serves that engine count, and the message names one of them; if none does, the
+script is not flagged.
+
 ## Example
     benchmarks/single_node/fixed_seq_len/dsr1_fp8_mi300x_mtp.sh   (added)
     dsr1-fp8-mi300x-sglang-mtp → launch_mi300x-amds.sh → dsr1_fp8_mi300x.sh
@@ -16,16 +26,6 @@ the bar for a blocking rule is 95 %.
 
 ## Fix
 Rename the script to what the launcher builds, or teach the launcher the suffix.
-
-The finding sits on the script's first command. A key is "meant for" the script when its model prefix and precision match the script's name,
-it runs on the SKU the name carries, its framework is the one the name carries (when it carries
-one, `…_atom.sh`) and its spec-decoding matches the name's `_mtp` suffix.
-
-## When it fires
-A single-node script the PR adds that no key runs, while a key meant for it (above) runs another
-script. When the script launches an engine (`vllm serve`, `sglang.launch_server`, …), only keys
-whose framework serves that engine count, and the message names one of them; if none does, the
-script is not flagged.
 """
 from collections.abc import Iterator
 import posixpath

@@ -5,18 +5,23 @@ These ShellCheck findings are bugs, not style: the script does something other t
 says (a test that is always true, an array expanded into one word, a comparison done as a
 redirect), so a benchmark runs a different configuration or fails late.
 
-Codes (the ShellCheck code is named in each message):
-SC1xxx parse errors (SC1009, SC1072, SC1073, SC1089, SC1136, SC1141); SC2068 unquoted array
-expansion re-splits elements; SC2070 `-n` on an unquoted expansion is always true; SC2071/SC2072
-`>`/`<` compare strings or redirect instead of comparing numbers; SC2076 a quoted regex in `=~`
-matches literally; SC2050/SC2078 a constant test expression; SC2157 an argument to `-z`/`-n` that
-is always set; SC2194/SC2195 a `case` that cannot match; SC2198/SC2199 arrays in `[ ]` / `[[ ]]`;
-SC2200/SC2201 brace expansion or globs in a test; SC2242 `exit` with an invalid code; SC2288/
-SC2289 a line break or tab inside a command name.
-
 A nit, not a blocker: ShellCheck reads the text, not the run. On the bundle, judges found the
 flagged scripts unreachable by any launcher, or the flagged expansion unable to change what runs
 (SC2068 over integers split from a list), as often as a real failure (notes/proof.md).
+
+## When it fires
+ShellCheck runs on each benchmark script and launcher the PR adds or changes (symlinks aside; at
+most `max_files` of them, those with the most added lines first), and the rule fires for each
+comment of one of `codes` on a line the PR adds, once per line and code. Codes (the ShellCheck code
+is named in each message): SC1xxx parse errors (SC1009, SC1072, SC1073, SC1089, SC1136, SC1141);
+SC2068 unquoted array expansion re-splits elements; SC2070 `-n` on an unquoted expansion is always
+true; SC2071/SC2072 `>`/`<` compare strings or redirect instead of comparing numbers; SC2076 a
+quoted regex in `=~` matches literally; SC2050/SC2078 a constant test expression; SC2157 an
+argument to `-z`/`-n` that is always set; SC2194/SC2195 a `case` that cannot match; SC2198/SC2199
+arrays in `[ ]` / `[[ ]]`; SC2200/SC2201 brace expansion or globs in a test; SC2242 `exit` with an
+invalid code; SC2288/SC2289 a line break or tab inside a command name. A script that cannot be
+decoded as text, one ShellCheck could not check (binary missing, time-out, failure) and the
+scripts beyond `max_files` are Skipped with the reason; the rule reports no passed check.
 
 ## Example
     if [ -n $EVAL_ARGS ]; then ...        # SC2070: always true

@@ -5,14 +5,20 @@ These are the shell slips that bite benchmark scripts most: an unquoted expansio
 flag's value or drops an empty one, a variable read that nothing assigns (often a misspelling),
 an array built from a word-split string. Each may change the command line for some points.
 
-Codes (the ShellCheck code is named in each message): SC2128 an array expanded without an
-index; SC2066 a quoted `for` list that loops once; SC2088 a quoted tilde. Left out by default,
-and available through `codes`: SC2154 (a variable read that nothing assigns: judged wrong on the
-bundle where the assignment sits in a `trap` string or a sourced file), SC2145 (arguments mixed
-with a string: inside `echo` it prints the same text, which is where the scripts use it),
-SC2086/SC2046 and SC2206/SC2207 (unquoted expansions and arrays built by splitting: the scripts
-split `$EXTRA_ARGS` on purpose, so they fire on most command lines; on InferenceX #1709 they were
-the only ShellCheck nits) and SC2034 (variables read by sourced files look unused).
+## When it fires
+ShellCheck runs on each benchmark script and launcher the PR adds or changes that decodes as text
+(symlinks aside; at most `max_files` of them, those with the most added lines first), and the rule
+fires for each comment of one of `codes` on a line the PR adds, once per line and code. Codes (the
+ShellCheck code is named in each message): SC2128 an array expanded without an index; SC2066 a
+quoted `for` list that loops once; SC2088 a quoted tilde. Left out by default, and available
+through `codes`: SC2154 (a variable read that nothing assigns: judged wrong on the bundle where the
+assignment sits in a `trap` string or a sourced file), SC2145 (arguments mixed with a string:
+inside `echo` it prints the same text, which is where the scripts use it), SC2086/SC2046 and
+SC2206/SC2207 (unquoted expansions and arrays built by splitting: the scripts split `$EXTRA_ARGS`
+on purpose, so they fire on most command lines; on InferenceX #1709 they were the only ShellCheck
+nits) and SC2034 (variables read by sourced files look unused). A script with none of them on its
+added lines passes; one ShellCheck could not check (binary missing, time-out, failure) and the
+scripts beyond `max_files` are Skipped with the reason.
 
 ## Example
     for f in "$DIR/*.yaml"; do   # SC2066: the quoted glob makes one iteration

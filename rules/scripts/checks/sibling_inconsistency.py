@@ -7,6 +7,32 @@ changes what is measured: #2272 ran an FP8 model with a bf16 KV cache (no `--kv-
 which 12 of 12 sibling GLM SGLang scripts set), #1935 left out the `VLLM_USE_BREAKABLE_CUDAGRAPH=0`
 every other MiniMax-M3 ROCm script sets.
 
+## When it fires
+On each benchmark script the PR adds: it fires when it lacks flags or variables that at least
+`threshold` of its comparable siblings set, one finding per script (on the engine's launch) naming
+what it lacks (variables first, then sizing flags such as `--cuda-graph-max-bs`, then the rest, each
+with the share of siblings that set it). Only added scripts are compared (an edit that removes a
+flag is deliberate: every sampled "drops" finding on the bundle was a revert or a rewrite), and
+only with siblings of the same model family, engine, vendor and GPU generation (Hopper, Blackwell,
+CDNA3, CDNA4: kernels, attention backends and environment switches differ by generation;
+`rules.scripts.siblings`), never archived (`deprecated/`) ones. The family tier only: other models
+of the engine in the directory set their own flags (measured on the bundle: those findings were
+other models' choices). Siblings are in the same scenario directory (`fixed_seq_len/`, `agentic/`:
+prefix caching, sizes and streaming follow the workload); precision flags (`--quantization`,
+`--kv-cache-dtype`, …) and environment variables (kernel switches such as DeepGEMM's FP8 JIT or
+vLLM's Marlin MXFP4 path follow the weights) are compared within the precision; a sibling counts
+for what it sets on every path (not under a condition: a branch depends on the point), and for a
+variable only when it reaches the engine's environment (exported, a command prefix, `set -a`: a
+plain shell variable is the script's own); flags that do not change what is measured (logging,
+tool and reasoning parsers, `--trust-remote-code`, the MPI launcher's own options) are not
+compared; spellings are the engine's (`rules.scripts.engine_flags`: `--tp` is `--tp-size`); a
+variable the engine version of the script's keys does not need is not missing.
+Speculative-decoding flags and variables are left to RR410/RR411.
+
+With fewer than `min_siblings` comparable siblings nothing is compared. A script that lacks
+nothing passes; one that lacks more than `max_reported` items is another recipe, not a slip, and
+is Skipped.
+
 ## Example
     # 4/4 FP8 glm5 SGLang scripts on CDNA4 pass --kv-cache-dtype fp8_e4m3; this one does not
     python3 -m sglang.launch_server --model-path "$MODEL" --tp "$TP" ...
@@ -16,28 +42,8 @@ Add the flag or variable, or say in the PR why this script differs.
 
 ## Options
 `threshold`: share of siblings that must set a flag or variable (default 0.8).
-`min_siblings`: fewer comparable siblings than this and nothing is compared.
-`max_reported`: a script that lacks more than this many items is another recipe: Skipped.
-
-Only added scripts are compared (an edit that removes a flag is deliberate: every sampled
-"drops" finding on the bundle was a revert or a rewrite), and only with siblings of the same
-model family, engine, vendor and GPU generation (Hopper, Blackwell, CDNA3, CDNA4: kernels,
-attention backends and environment switches differ by generation; `rules.scripts.siblings`),
-never archived (`deprecated/`) ones. The family tier only: other models of the engine in the
-directory set their own flags (measured on the bundle: those findings were other models'
-choices). Siblings are in the same scenario directory (`fixed_seq_len/`, `agentic/`: prefix
-caching, sizes and streaming follow the workload); precision flags (`--quantization`,
-`--kv-cache-dtype`, …) and environment variables (kernel switches such as DeepGEMM's FP8 JIT or
-vLLM's Marlin MXFP4 path follow the weights) are compared within the precision; a sibling
-counts for what it sets on every path (not under a condition: a branch depends on the point),
-and for a variable only when it reaches the engine's environment (exported, a command prefix,
-`set -a`: a plain shell variable is the script's own); flags that do
-not change what is measured (logging, tool and reasoning parsers, `--trust-remote-code`,
-the MPI launcher's own options) are not compared; spellings are the engine's
-(`rules.scripts.engine_flags`: `--tp` is `--tp-size`); a variable the engine version of the
-script's keys does not need is not missing. Speculative-decoding flags and variables are left to
-RR410/RR411. One finding per script names what it lacks (variables first, then sizing flags
-such as `--cuda-graph-max-bs`, then the rest, each with the share of siblings that set it).
+`min_siblings` (default 4): fewer comparable siblings than this and nothing is compared.
+`max_reported` (default 3): a script that lacks more than this many items is another recipe: Skipped.
 """
 from collections.abc import Iterator
 import re

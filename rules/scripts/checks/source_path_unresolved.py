@@ -7,18 +7,19 @@ shallower and the relative path points nowhere: the job dies on its first line (
 scripts under `fixed_seq_len/` sourcing `../benchmark_lib.sh`; #1709: agentic disagg scripts
 under `multi_node/agentic/` doing the same).
 
+## When it fires
+The path is interpreted (`$0`, `dirname`, `${BASH_SOURCE[0]}`, variables) with the working
+directory at the repository root, as the launchers run scripts; a path the review cannot know is
+not reported, and neither is a file under a directory the repository does not track (a checkout
+or virtualenv the launcher creates at run time, `source .venv/bin/activate` after `uv venv`): it is
+skipped with the reason. Only `source` lines the PR adds are checked.
+
 ## Example
     # benchmarks/single_node/fixed_seq_len/x.sh
     source "$(dirname "$0")/../benchmark_lib.sh"   # → benchmarks/single_node/benchmark_lib.sh
 
 ## Fix
 Point the path at the file (here `../../benchmark_lib.sh`); the message names where it resolves.
-
-The path is interpreted (`$0`, `dirname`, `${BASH_SOURCE[0]}`, variables) with the working
-directory at the repository root, as the launchers run scripts; a path the review cannot know is
-not reported, and neither is a file under a directory the repository does not track (a checkout
-or virtualenv the launcher creates at run time, `source .venv/bin/activate` after `uv venv`): it is
-skipped with the reason. Only `source` lines the PR adds are checked.
 """
 from collections.abc import Iterator
 

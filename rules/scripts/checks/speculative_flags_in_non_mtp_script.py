@@ -5,14 +5,7 @@ A key without `spec-decoding: mtp` is published as a plain (non-speculative) res
 script turns on EAGLE/MTP anyway, the numbers are mislabelled and compared against plain runs
 (#1145: the non-MTP `dsv4_fp4_b200.sh` passed `--speculative-algo EAGLE --speculative-num-steps 3`).
 
-## Example
-    # key dsv4-fp4-b200-sglang (no spec-decoding) → dsv4_fp4_b200.sh
-    python3 -m sglang.launch_server --model-path "$MODEL" --speculative-algorithm EAGLE ...
-
-## Fix
-Move the speculative flags to the `_mtp.sh` script (and key), or make them depend on
-`SPEC_DECODING`.
-
+## When it fires
 The engine command is resolved per point (`rules.scripts.resolve`: key → runner → launcher →
 script → command line): what the point runs is what the engine receives, so the proof is the
 engine's (`vllm/engine/arg_utils.py` `EngineArgs.create_speculative_config`, SGLang's
@@ -26,6 +19,14 @@ reaches an `…_mtp.sh` script is not. SPEED-Bench acceptance-length collectors
 (`benchmarks/single_node/speedbench/`) are not throughput benchmarks and are not checked. A
 script no point reaches is read by its name, which proves nothing:
 speculative-flags-in-plain-named-script (a nit) reports it.
+
+## Example
+    # key dsv4-fp4-b200-sglang (no spec-decoding) → dsv4_fp4_b200.sh
+    python3 -m sglang.launch_server --model-path "$MODEL" --speculative-algorithm EAGLE ...
+
+## Fix
+Move the speculative flags to the `_mtp.sh` script (and key), or make them depend on
+`SPEC_DECODING`.
 """
 from collections.abc import Iterator
 import re

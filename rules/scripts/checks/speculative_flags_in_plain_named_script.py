@@ -9,6 +9,14 @@ reached it). This is read from the file name only, so it is a nit: which script 
 launcher's choice, and when a point resolves to the script speculative-flags-in-non-mtp-script
 judges what the point runs instead.
 
+## When it fires
+Only scripts under `benchmarks/single_node/` named like a point's script (`<model>_<precision>_<sku>…`,
+a precision such as `fp8`, `bf16`, `int4`), that no resolved point runs (any point: an MTP key
+routed to a plain-named script is an MTP point), whose name says nothing speculative (`_mtp`,
+`_eagle3`, `_spec…`, `_draft…`), on lines the PR adds, outside a condition that mentions
+SPEC_DECODING/MTP. SPEED-Bench acceptance-length collectors (`benchmarks/single_node/speedbench/`)
+measure speculative acceptance on purpose and are not checked.
+
 ## Example
     # benchmarks/single_node/fixed_seq_len/dsv4_fp4_b200.sh, no key resolves to it
     python3 -m sglang.launch_server --model-path "$MODEL" --speculative-algorithm EAGLE ...
@@ -16,13 +24,6 @@ judges what the point runs instead.
 ## Fix
 Name the script `…_mtp.sh` (and give its key `spec-decoding: mtp`), or make the flags depend on
 `SPEC_DECODING`.
-
-Only scripts under `benchmarks/single_node/` named like a point's script (`<model>_<precision>_<sku>…`,
-a precision such as `fp8`, `bf16`, `int4`), that no resolved point runs (any point: an MTP key
-routed to a plain-named script is an MTP point), whose name says nothing speculative (`_mtp`,
-`_eagle3`, `_spec…`, `_draft…`), on lines the PR adds, outside a condition that mentions
-SPEC_DECODING/MTP. SPEED-Bench acceptance-length collectors (`benchmarks/single_node/speedbench/`)
-measure speculative acceptance on purpose and are not checked.
 """
 from collections.abc import Iterator
 import re

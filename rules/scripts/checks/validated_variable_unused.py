@@ -5,13 +5,7 @@
 is dead weight or — more often — the script forgot to wire it in, so the setting the config
 asks for is silently ignored (#348: `SPEC_DECODING` validated but never used; #1145).
 
-## Example
-    check_env_vars MODEL TP SPEC_DECODING
-    vllm serve "$MODEL" --tensor-parallel-size "$TP"
-
-## Fix
-Use the variable where the engine needs it, or drop it from `check_env_vars`.
-
+## When it fires
 Variables on `check_env_vars` lines the PR adds are checked. A read counts wherever the
 variable's value can reach: `$X` / `${X}` in the script, a name an arithmetic context evaluates
 (`$(( X * 1024 ))`, `(( X > 1 ))`, an array index), a here-document passed on unexpanded (a
@@ -21,6 +15,13 @@ sources (the library's functions included), and a child script it runs (`bash x.
 through the environment, so a child inherits it. A child script the review can read counts by
 its own reads; one it cannot (a path built at run time, a file of a repository the script
 clones) may read anything, and the check is Skipped with its name.
+
+## Example
+    check_env_vars MODEL TP SPEC_DECODING
+    vllm serve "$MODEL" --tensor-parallel-size "$TP"
+
+## Fix
+Use the variable where the engine needs it, or drop it from `check_env_vars`.
 """
 from __future__ import annotations
 

@@ -8,17 +8,7 @@ case (#1654 and #1709: the HiCache branches lower `CUDA_GRAPH_MAX_BS` for safe c
 launch line passes `--cuda-graph-max-bs $CONC`). ShellCheck's SC2034 does not see it, because the
 variable *is* read, only before the assignment that matters.
 
-## Example
-    CUDA_GRAPH_MAX_BS="$CONC"
-    if [ "$OFFLOADING" = hicache ] && [ "$CUDA_GRAPH_MAX_BS" -gt 16 ]; then
-        CUDA_GRAPH_MAX_BS=16            # nothing reads this value
-    fi
-    python3 -m sglang.launch_server --cuda-graph-max-bs "$CONC" ...
-
-## Fix
-Pass the variable where the value is meant to go (`--cuda-graph-max-bs "$CUDA_GRAPH_MAX_BS"`),
-or delete the dead assignment.
-
+## When it fires
 An assignment is reported when all of these hold, so that no later reader can exist:
 it is at the top level of the script (not in a function or a loop, whose bodies run again), the
 variable is read somewhere before it and nowhere after it (a `$NAME` read, a bare name in
@@ -29,6 +19,17 @@ by computed name). Only assignments on lines the PR adds, or whose later reads t
 are reported. When a later command passes the flag the variable is named after
 (`CUDA_GRAPH_MAX_BS` ↔ `--cuda-graph-max-bs`) with another value, the finding sits on that flag,
 where the fix goes, with the replacement as a suggestion; otherwise on the assignment.
+
+## Example
+    CUDA_GRAPH_MAX_BS="$CONC"
+    if [ "$OFFLOADING" = hicache ] && [ "$CUDA_GRAPH_MAX_BS" -gt 16 ]; then
+        CUDA_GRAPH_MAX_BS=16            # nothing reads this value
+    fi
+    python3 -m sglang.launch_server --cuda-graph-max-bs "$CONC" ...
+
+## Fix
+Pass the variable where the value is meant to go (`--cuda-graph-max-bs "$CUDA_GRAPH_MAX_BS"`),
+or delete the dead assignment.
 """
 from __future__ import annotations
 

@@ -8,18 +8,19 @@ script sets (`$SERVER_LGO` beside `SERVER_LOG`) is most likely a typo that kills
 Neither is proven: the container, the scheduler or the person who runs the benchmark may set
 the variable, so this is a nit (variable-unset-under-set-u reports the proven cases).
 
+## When it fires
+Lines the PR adds at the top level of a script under `set -u` (`rules.scripts.unset`). A
+variable counts as set when the script or a file it sources sets it in any way (assignments,
+`declare`, `read`, `mapfile`, `getopts`, `printf -v`, `for`, `${X:=…}`, a `${X:?}` guard),
+`check_env_vars` validates it, the workflow or the runner provides it, or a launcher that runs
+the script passes it.
+
 ## Example
     set -euo pipefail
     if [ "$HICACHE_RATIO" = 2 ]; then ...      # the base read "${HICACHE_RATIO:-2}"
 
 ## Fix
 Keep the default, set the variable, list it in `check_env_vars`, or fix the spelling.
-
-Lines the PR adds at the top level of a script under `set -u` (`rules.scripts.unset`). A
-variable counts as set when the script or a file it sources sets it in any way (assignments,
-`declare`, `read`, `mapfile`, `getopts`, `printf -v`, `for`, `${X:=…}`, a `${X:?}` guard),
-`check_env_vars` validates it, the workflow or the runner provides it, or a launcher that runs
-the script passes it.
 """
 from collections.abc import Iterator
 

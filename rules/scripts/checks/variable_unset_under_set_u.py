@@ -7,15 +7,7 @@ script's own variable kills every run; a workflow variable read bare kills every
 launcher that does not pass it to the script (#2674: `$EVAL_ONLY` where the script used to read
 `${EVAL_ONLY:-false}`).
 
-## Example
-    set -euo pipefail
-    echo "writing $SERVER_LOG"            # first set two lines below
-    SERVER_LOG=/workspace/server.log
-
-## Fix
-Set it before the read, read it with a default (`${EVAL_ONLY:-false}`), or pass it from every
-launcher.
-
+## When it fires
 Only what the review proves is reported (`rules.scripts.unset`), on lines the PR adds at the
 top level of a script under `set -u`: the script first sets the variable further down and
 nothing above the read sets it on any path (no assignment, `declare`, `read`, `mapfile`,
@@ -27,6 +19,15 @@ through a filtered environment (`docker run -e …`) does not pass that workflow
 that might be unset — a default removed from a variable nothing the review sees sets, a name one
 letter away from one that is set — is variable-maybe-unset-under-set-u's (a nit): the container
 and the scheduler set variables a review cannot see.
+
+## Example
+    set -euo pipefail
+    echo "writing $SERVER_LOG"            # first set two lines below
+    SERVER_LOG=/workspace/server.log
+
+## Fix
+Set it before the read, read it with a default (`${EVAL_ONLY:-false}`), or pass it from every
+launcher.
 """
 from collections.abc import Iterator
 

@@ -7,20 +7,24 @@ upstream image cannot run the benchmark, the upstream PR or issue, and the remov
 that leaves one out is what the CODEOWNER has to send back; saying so before the sign-off saves
 a round.
 
+## When it fires
+On each waiver the PR adds or edits for itself (`<PR number>.md` in the waiver directory,
+`docs/waiver/`, of a layout the PR touches; any number-named `.md` there when the review has no PR
+number): it fires, on the waiver's first line, when the waiver does not state one or more of the
+parts the base revision's review checklist asks for. What a waiver states is read from the
+checklist at the base revision (`docs/PR_REVIEW_CHECKLIST.md`: the sentence about the waiver that
+lists what it states, split at commas and `and`); with no checklist, or none that lists it, the
+check is Skipped with the reason, never guessed. A part counts as present when the waiver uses at
+least half of its words (the stems of the longer ones); a part that asks for a link is a URL. A
+waiver that states every part passes; a PR that files no waiver is not checked. A nit: the words
+are ours to match, not the repository's to prove.
+
 ## Example
 `docs/waiver/4242.md` says what the patch changes and why, but gives no upstream link and no plan
 for removing it.
 
 ## Fix
 Add the missing parts to the waiver (one short section each).
-
-## Options
-What a waiver states is read from the checklist at the revision under review
-(`docs/PR_REVIEW_CHECKLIST.md`: the sentence about the waiver that lists what it states, split at
-commas and `and`); with no checklist, or none that lists it, the check is Skipped with the reason,
-never guessed. A part counts as present when the waiver uses at least half of its words (the
-stems of the longer ones); a part that asks for a link is a URL. A nit: the words are ours to
-match, not the repository's to prove.
 """
 import re
 from collections.abc import Iterator
