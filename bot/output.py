@@ -2,6 +2,7 @@
 (GitHub code scanning; validated against the OASIS schema in tests/test_sarif.py)."""
 from __future__ import annotations
 
+from rules import engine
 from rules.engine import Report
 
 MARK = {"blocking": "🔴 BLOCKING", "nit": "🟡 nit"}
@@ -194,7 +195,7 @@ def as_sarif(report: Report, config=None, config_errors: list[str] = (), ran=Non
     help_uri = config.repo.rule_help_uri
     rules, index = [], {}
     for rule in ALL_RULES if ran is None else ran:
-        rc = config.rule_config(rule.CODE, rule.NAME, getattr(rule, "DEFAULT_ENABLED", True) is not False)
+        rc = config.rule_config(rule.CODE, rule.NAME, engine.enabled_by_default(rule))
         if not rc.enabled and rule.CODE not in force:
             continue
         index[rule.CODE] = len(rules)
