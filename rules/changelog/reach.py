@@ -366,16 +366,18 @@ def _plain_code_line(patch: str | None) -> int | None:
     return None
 
 
+_CLIENTS = re.compile("|".join(CLIENT_STARTS))
+
+
 def _client_end(script) -> int | None:
     """The last line of the last benchmark-client start of a script, when every client start is
     top-level straight-line code (no function, no loop): what follows it runs after the measurement."""
-    clients = re.compile("|".join(CLIENT_STARTS))
     code = script.code.encode("utf-8")
     ends = []
     for st in script.statements():
         if isinstance(st, Assignment) or st.name in _NOT_RUN:
             continue
-        if clients.search(code[st.node.start_byte:st.node.end_byte].decode("utf-8", "replace")):
+        if _CLIENTS.search(code[st.node.start_byte:st.node.end_byte].decode("utf-8", "replace")):
             if st.function or in_loop(st.node):
                 return None
             ends.append(st.end_line)
@@ -394,18 +396,33 @@ def _after_measurement(head, base, changed_head: set[int], changed_base: set[int
     return None
 
 
+def _shown(changed_head: set[int]) -> str:
+    return ", ".join(f"{n:,}" for n in sorted(changed_head)[:5]) or "deleted lines only"
+
+
+def _after_reach(path: str, changed_head: set[int], end: int) -> Reach:
+    return Reach("unknown", f"{path}: the changed lines ({_shown(changed_head)}) come after the benchmark client's "
+                            f"last run (line {end:,}): what follows the measurement (evals, summaries) cannot "
+                            "change the throughput it recorded",
+                 where="only after the benchmark client has run")
+
+
 def script_reach(ctx: ReviewContext, f) -> Reach:
     """What a changed (not removed) script reaches."""
     harness = is_harness(ctx, f.path)
     head = script_at(ctx, f.path, "head") if f.head is not None else None
     base = SHARED_PARSES.parse(f.base_path, f.base) if f.status != "added" and f.base is not None else None
+    readable = isinstance(head, Script) and (f.status == "added" or isinstance(base, Script))
     if not harness:
         hit = _plain_code_line(f.patch)
-        if hit is not None and not (
-                f.status != "added" and isinstance(head, Script) and isinstance(base, Script)
-                and _after_measurement(head, base, *changed_code_lines(base, head))):
+        if hit is not None:
+            if f.status != "added" and readable:
+                changed_head, changed_base = changed_code_lines(base, head)
+                end = _after_measurement(head, base, changed_head, changed_base)
+                if end is not None:
+                    return _after_reach(f.path, changed_head, end)
             return Reach("proven", f"{f.path}: the benchmark script itself is changed", hit)
-    if not isinstance(head, Script) or (f.status != "added" and not isinstance(base, Script)):
+    if not readable:
         # Without both sides readable, comments cannot be told from code, nor commands found.
         if not harness:
             return Reach("proven", f"{f.path}: the benchmark script itself is changed")
@@ -414,16 +431,13 @@ def script_reach(ctx: ReviewContext, f) -> Reach:
     changed_head, changed_base = changed_code_lines(base, head)
     if not changed_head and not changed_base:
         return Reach("none", f"{f.path}: comments and whitespace only")
-    shown = ", ".join(f"{n:,}" for n in sorted(changed_head)[:5]) or "deleted lines only"
+    shown = _shown(changed_head)
     if not harness:
         if f.status == "added":  # a new benchmark script: what its benchmark runs is all new
             return Reach("proven", f"{f.path}: a new benchmark script", min(changed_head) if changed_head else None)
         end = _after_measurement(head, base, changed_head, changed_base)
         if end is not None:
-            return Reach("unknown", f"{f.path}: the changed lines ({shown}) come after the benchmark client's last "
-                                    f"run (line {end:,}): what follows the measurement (evals, summaries) cannot "
-                                    "change the throughput it recorded",
-                         where="only after the benchmark client has run")
+            return _after_reach(f.path, changed_head, end)
         inert = _library_inert(ctx, f.path)
         active = active_lines(head, changed_head, inert, first=True)
         if active or (base is not None and active_lines(base, changed_base, inert, first=True)):
