@@ -174,9 +174,9 @@ def _recipe_reach(ctx: ReviewContext, f) -> Reach:
         if berr is None and herr is None and base == head:
             return Reach("none", f"{f.path}: comments and formatting only (the values are unchanged)")
     name = f.path.rsplit("/", 1)[-1].encode("utf-8", "replace")
-    texts = [mf._raw for mf in master_files(ctx, "head") if mf._raw]
-    if texts:  # without a master config read, what names the recipe is not known
-        texts += [raw for p, raw in ctx.changeset.context.items() if p != f.path and raw]
+    if any(mf._raw for mf in master_files(ctx, "head")):  # without a master config read, who names it is unknown
+        # the master configs are among the context and the changed files
+        texts = [raw for p, raw in ctx.changeset.context.items() if p != f.path and raw]
         texts += [o.head for o in ctx.changeset.files if o.path != f.path and o.head]
         if not any(name in t for t in texts):
             return Reach("unknown", f"{f.path}: nothing the review read names `{name.decode()}` (no master config, "
