@@ -400,16 +400,46 @@ LARGE_YAML_BYTES = 64 * 1024
 MAX_CHANGED_BLOCKS = 200
 
 
+# A line that starts a top-level node: not blank, not indented, not a comment; `---`/`...` are
+# document markers. Found by one regex pass over the text (a 10,000-line file is split and joined
+# block by block otherwise, several times a review).
+_BLOCK_START = re.compile(r"\n[^ \t#\r\n]")  # a literal "\n" first: the regex engine scans for it fast
+_MARKER = re.compile(r"(?:---|\.\.\.)[^\S\n]*$", re.M)
+
+
+def _block_offsets(text: str) -> list[tuple[int, int]]:
+    """(line, offset) of each top-level start: 1-based line number and its character offset."""
+    out = []
+    if text[:1] not in ("", " ", "\t", "#", "\r", "\n") and not _MARKER.match(text, 0):
+        out.append((1, 0))
+    line, prev = 1, 0
+    for m in _BLOCK_START.finditer(text):
+        off = m.start() + 1
+        line += text.count("\n", prev, off)
+        prev = off
+        if _MARKER.match(text, off):
+            continue
+        out.append((line, off))
+    return out
+
+
+def _blocks(text: str) -> list[tuple[int, int, str]]:
+    """(first, last, text) of each top-level node: the lines first..last joined by newlines."""
+    starts = _block_offsets(text)
+    last_line = text.count("\n") + 1
+    out = []
+    for n, (line, off) in enumerate(starts):
+        if n + 1 < len(starts):
+            nline, noff = starts[n + 1]
+            out.append((line, nline - 1, text[off:noff - 1]))
+        else:
+            out.append((line, last_line, text[off:]))
+    return out
+
+
 def top_level_blocks(text: str) -> list[tuple[int, int]]:
     """(first, last) 1-based line spans of the top-level nodes: each starts at a column-0 line."""
-    lines = text.split("\n")
-    starts = [i for i, ln in enumerate(lines)
-              if ln[:1] not in ("", " ", "\t", "#", "\r") and ln.rstrip() not in ("---", "...")]
-    spans = []
-    for n, s in enumerate(starts):
-        stop = starts[n + 1] if n + 1 < len(starts) else len(lines)
-        spans.append((s + 1, stop))
-    return spans
+    return [(s, e) for s, e, _ in _blocks(text)]
 
 
 def changed_block_errors(path: str, head: str, base: str | None) -> tuple[YamlError | None, int]:
@@ -419,22 +449,18 @@ def changed_block_errors(path: str, head: str, base: str | None) -> tuple[YamlEr
     own is confirmed by a whole-file parse before it is reported (a block may legitimately lean on
     its neighbours, e.g. an alias), so this never reports an error the full parse would not.
     """
-    lines = head.split("\n")
     base_blocks: dict[str, int] = {}
     if base is not None:
-        blines = base.split("\n")
-        for s, e in top_level_blocks(base):
-            t = "\n".join(blines[s - 1:e])
+        for _, _, t in _blocks(base):
             base_blocks[t] = base_blocks.get(t, 0) + 1
     parsed = 0
     keys: dict[str, int] = {}
-    spans = top_level_blocks(head)
-    if len(spans) - sum(base_blocks.values()) > MAX_CHANGED_BLOCKS:
+    blocks = _blocks(head)
+    if len(blocks) - sum(base_blocks.values()) > MAX_CHANGED_BLOCKS:
         # Most of the file changed: one whole-file load is cheaper than many block loads.
-        return load_values(path, head)[1], len(spans)
-    for s, e in spans:
-        text = "\n".join(lines[s - 1:e])
-        first = lines[s - 1]
+        return load_values(path, head)[1], len(blocks)
+    for s, _, text in blocks:
+        first = text.split("\n", 1)[0]
         if not first.startswith("- ") and ":" in first:
             key = first.split(":", 1)[0].strip().strip("'\"")
             if key in keys:
