@@ -2,7 +2,7 @@
 
     python benchmarks/bench_bad_input.py [--runs 3]
 
-Each case is one synthetic PR reviewed by every registered rule (`rules.engine.run`), timed
+Each case is one synthetic PR reviewed by every registered rule (`rules.runner.run`), timed
 (wall, best of `--runs`), with the findings' codes and the Skipped checks counted:
 
 * a changelog description of 10,000 numbers (ranges, lists, versions);
@@ -25,7 +25,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from rules.changeset import ChangeSet, FileChange  # noqa: E402
-from rules.engine import run  # noqa: E402
+from rules.runner import run  # noqa: E402
 
 NV = "configs/nvidia-master.yaml"
 CL = "perf-changelog.yaml"

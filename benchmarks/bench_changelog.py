@@ -5,7 +5,7 @@ five entries from the end (the #4867 shape, the slow path), and an appended entr
 
 The changelog is built from ../shared/inferencex/snapshot/perf-changelog.yaml, repeated with
 unique pr-links up to ~12,300 lines; without ../shared a synthetic one of the same shape is used.
-Prints the median and p95 of running all changelog rules through rules.engine.run(), and beside
+Prints the median and p95 of running all changelog rules through rules.runner.run(), and beside
 it the time of a full ruamel round-trip parse of base + head (what the rules avoid).
 """
 from __future__ import annotations
@@ -33,7 +33,7 @@ from rules.changelog.checks import (  # noqa: E402
     changelog_separator_irregular,
 )
 from rules.document import parse_yaml  # noqa: E402
-from rules.engine import run  # noqa: E402
+from rules.runner import run  # noqa: E402
 
 SNAPSHOT = ROOT / ".." / "shared" / "inferencex" / "snapshot" / "perf-changelog.yaml"
 REPO = "SemiAnalysisAI/InferenceX"
@@ -113,7 +113,7 @@ def main(argv=None) -> int:
         "appended at the end": base + "\n" + NEW,
     }
     print(f"changelog: {base.count(chr(10)):,} lines, {len(base.encode()):,} bytes — {source}")
-    print(f"rules: {', '.join(r.CODE for r in RULES)} via rules.engine.run(); {args.runs} runs each\n")
+    print(f"rules: {', '.join(r.CODE for r in RULES)} via rules.runner.run(); {args.runs} runs each\n")
     for label, head in cases.items():
         cs = ChangeSet(files=(FileChange("perf-changelog.yaml", "modified", base=base.encode(), head=head.encode()),),
                        pr_number=99999, repo=REPO)

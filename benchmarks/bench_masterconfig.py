@@ -6,7 +6,7 @@
 Uses ../shared/inferencex/snapshot (nvidia-master.yaml changed, amd-master.yaml and runners.yaml as
 context, the 6,380-line perf-changelog.yaml with one entry appended) when present; otherwise a
 synthetic master config of the same size (700 keys, ~10k lines) and changelog. Prints the median
-and p95 wall time (and the median CPU time) of rules.engine.run() over those rules (a fresh
+and p95 wall time (and the median CPU time) of rules.runner.run() over those rules (a fresh
 ReviewContext per run, so nothing is cached between runs), and beside it one full ruamel parse of
 the master config (what the scan avoids).
 """
@@ -35,7 +35,7 @@ from rules.master.checks import (  # noqa: E402
     master_key_prefix_mismatch,
 )
 from rules.document import parse_yaml  # noqa: E402
-from rules.engine import run  # noqa: E402
+from rules.runner import run  # noqa: E402
 
 SNAPSHOT = ROOT / ".." / "shared" / "inferencex" / "snapshot"
 RULES = [changelog_config_key_unknown, changelog_entry_missing, changelog_entry_missing_for_cleanup,

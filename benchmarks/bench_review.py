@@ -1,4 +1,4 @@
-"""Every registered rule on a seed-size PR, the way the bot runs them (rules.engine.run).
+"""Every registered rule on a seed-size PR, the way the bot runs them (rules.runner.run).
 
 The PR: the ~12,300-line changelog of benchmarks/bench_changelog.py with an entry inserted five
 entries from the end, plus one master-config key changed in a ~10,000-line master config (the
@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_changelog import NEW, REPO, build_changelog  # noqa: E402
 
 from rules.changeset import ChangeSet, FileChange  # noqa: E402
-from rules.engine import run  # noqa: E402
+from rules.runner import run  # noqa: E402
 from rules.registry import ALL_RULES  # noqa: E402
 
 SNAP = ROOT / ".." / "shared" / "inferencex" / "snapshot"

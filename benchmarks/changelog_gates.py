@@ -49,7 +49,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bot.localgit import changeset_from_git  # noqa: E402
-from rules.engine import run  # noqa: E402
+from rules.runner import run  # noqa: E402
 
 BUNDLE = ROOT / ".." / "shared" / "inferencex" / "ix-dev.bundle"
 CHANGELOG = "perf-changelog.yaml"

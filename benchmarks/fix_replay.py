@@ -58,7 +58,7 @@ from rules.changeset import ChangeSet, FileChange  # noqa: E402
 from rules.fix import plan_fix, with_heads  # noqa: E402
 from rules.changelog.gates import changelog_gates  # noqa: E402
 from rules.context import ReviewContext  # noqa: E402
-from rules.engine import run  # noqa: E402
+from rules.runner import run  # noqa: E402
 from rules.registry import by_code  # noqa: E402
 
 SHARED = ROOT / ".." / "shared" / "inferencex"

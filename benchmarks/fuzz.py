@@ -33,7 +33,7 @@ from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from rules.changeset import ChangeSet, FileChange  # noqa: E402
-from rules.engine import CRASH_CODE, run  # noqa: E402
+from rules.runner import CRASH_CODE, run  # noqa: E402
 from tests.fuzz.strategies import (ADVERSARIAL_FULL, EVENTS, HEADER_NAMES, PATHS, changesets,  # noqa: E402
                                    header_values, mutated_payload, valid_like_payloads, webhook_bodies)
 

@@ -308,7 +308,7 @@ def evaluate(bundle: Path | None = None, repo: Path | None = None, findings_path
 
 def to_judge_packets(rep: dict) -> dict:
     """The unjudged sampled findings, grouped by rule family, with each rule's documentation."""
-    from rules.engine import doc_sections
+    from rules.runner import doc_sections
     from rules.registry import ALL_RULES
 
     docs = {m.CODE: m for m in ALL_RULES}

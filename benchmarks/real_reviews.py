@@ -619,7 +619,7 @@ def review(repo: str, commit: str, pr: int) -> dict:
     or {"error": message} when the review could not run."""
     from bot.cli import _load_repo_config
     from bot.localgit import changeset_from_git, config_at
-    from rules.engine import run
+    from rules.runner import run
 
     try:
         base = base_at(repo, commit, pr)

@@ -54,7 +54,7 @@ from rules.changelog.checks import (  # noqa: E402
     changelog_whitespace_only_line,
 )
 from rules.context import ReviewContext  # noqa: E402
-from rules.engine import run  # noqa: E402
+from rules.runner import run  # noqa: E402
 
 DATA = ROOT / ".." / "shared" / "inferencex" / "prs-dev.jsonl.xz"
 REPO = "SemiAnalysisAI/InferenceX"

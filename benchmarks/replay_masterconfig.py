@@ -44,7 +44,7 @@ from rules.master.checks import (  # noqa: E402
     master_key_prefix_mismatch,
 )
 from rules.context import ReviewContext  # noqa: E402
-from rules.engine import run  # noqa: E402
+from rules.runner import run  # noqa: E402
 from rules.master.analysis import master_files  # noqa: E402
 
 SHARED = ROOT / ".." / "shared" / "inferencex"

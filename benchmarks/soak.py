@@ -103,7 +103,7 @@ def build_repo(path: Path, prs: list[int]) -> dict[int, list[str]]:
 
 def expected_report(repo: Path, n: int, head: str):
     from bot.localgit import changeset_from_git
-    from rules.engine import run
+    from rules.runner import run
 
     return run(changeset_from_git(repo, "main", head, n))
 

@@ -38,7 +38,7 @@ def _load_repo_config(raw: bytes | None):
 
 def cmd_check(args) -> int:
     from rules.changeset import ChangeSet
-    from rules.engine import run
+    from rules.runner import run
 
     selection = selection_of(args)
     if args.changes:

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from bot import __version__, commands
-from rules.engine import doc_sections
+from rules.runner import doc_sections
 from rules.registry import ALL_RULES
 
 BLOCKS = {

@@ -2,8 +2,8 @@
 (GitHub code scanning; validated against the OASIS schema in tests/test_sarif.py)."""
 from __future__ import annotations
 
-from rules import engine
-from rules.engine import Report
+from rules import runner
+from rules.runner import Report
 
 MARK = {"blocking": "🔴 BLOCKING", "nit": "🟡 nit"}
 
@@ -159,7 +159,7 @@ FINGERPRINT_KEY = "recipeReviewFinding/v1"  # code + path + message: survives ed
 
 
 def _rule_descriptor(rule, severity: str, help_uri: str | None) -> dict:
-    from rules.engine import doc_sections
+    from rules.runner import doc_sections
 
     s = doc_sections(rule)
     summary = " ".join(s["summary"].split("\n\n")[0].split())
@@ -195,7 +195,7 @@ def as_sarif(report: Report, config=None, config_errors: list[str] = (), ran=Non
     help_uri = config.repo.rule_help_uri
     rules, index = [], {}
     for rule in ALL_RULES if ran is None else ran:
-        rc = config.rule_config(rule.CODE, rule.NAME, engine.enabled_by_default(rule))
+        rc = config.rule_config(rule.CODE, rule.NAME, runner.enabled_by_default(rule))
         if not rc.enabled and rule.CODE not in force:
             continue
         index[rule.CODE] = len(rules)

@@ -9,7 +9,7 @@ from urllib.parse import quote, unquote
 
 from bot import __version__
 from bot.present import Item, View
-from rules.engine import Report, doc_sections
+from rules.runner import Report, doc_sections
 from rules.finding import Check, Finding
 from rules.registry import by_code
 

@@ -28,7 +28,7 @@ from rules.changelog.fix import fix_changelog, history_repo, raw_change_error
 from rules.changeset import ChangeSet
 from rules.config import EngineConfig
 from rules.context import ReviewContext
-from rules.engine import Report, run
+from rules.runner import Report, run
 from rules.finding import Finding
 
 # Codes the changelog rebuild repairs, and what each selects inside it.

@@ -48,7 +48,7 @@ def test_writes_the_module_the_registry_line_and_a_failing_test_stub(tree, capsy
     probe = f"""
 import sys
 from rules.registry import ALL_RULES, by_code
-from rules.engine import doc_sections
+from rules.runner import doc_sections
 from rules import ChangeSet, FileChange, run
 rule = by_code("{code}")
 assert rule in ALL_RULES and rule.NAME == "capture-list-gapped"

@@ -2,7 +2,7 @@
 from rules.changeset import ChangeSet, FileChange
 from rules import load_config
 from rules.config import EngineConfig
-from rules.engine import run
+from rules.runner import run
 from rules.registry import ALL_RULES
 
 

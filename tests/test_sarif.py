@@ -16,7 +16,7 @@ import jsonschema
 import pytest
 
 from bot import __version__, demo, output
-from rules.engine import Report
+from rules.runner import Report
 from rules.finding import Finding, Severity
 from rules.registry import ALL_RULES
 

@@ -16,7 +16,7 @@ from bot.handlers.review import CONFIG_PATH, Outcome, ReviewJob, fetch, ignores_
 from bot.job_types import CommandJob
 from bot.job_types import ReviewJob as QueuedReview
 from bot.reconcile import plan_labels
-from rules.engine import doc_sections
+from rules.runner import doc_sections
 from rules.registry import by_code
 
 log = logging.getLogger(__name__)

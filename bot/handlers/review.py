@@ -32,7 +32,7 @@ from rules import load_config
 from rules.config import EngineConfig, Paths, RepoConfig, path_matches
 from rules.context import ReviewContext
 from rules.document import parse_yaml
-from rules.engine import Report, run
+from rules.runner import Report, run
 from rules.fix import has_fix
 from rules.policy import policy_paths
 from rules.scripts.resolve import needed_paths, script_dirs

@@ -7,7 +7,7 @@ import pytest
 from bot import render
 from bot.github import GitHubError, HeadInfo
 from bot.handlers.commands import _push_refused
-from rules.engine import Report
+from rules.runner import Report
 from rules.finding import Finding, Severity
 
 

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rules.changeset import ChangeSet, FileChange
-from rules.engine import CRASH_CODE, run
+from rules.runner import CRASH_CODE, run
 from tests.fuzz.strategies import ADVERSARIAL, ADVERSARIAL_FULL, PATHS, changesets
 
 EXAMPLES = int(os.environ.get("RECIPE_REVIEW_FUZZ_EXAMPLES", "200"))

@@ -41,7 +41,7 @@ from rules.scripts.checks import (
 from rules.claims.parse import find_claims
 from rules.comments import blocks, yaml_comments
 from rules.context import ReviewContext
-from rules.engine import run
+from rules.runner import run
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "inferencex"
 RULES = [numeric_claim_false, numeric_claim_disagrees_with_value, header_comment_block,

@@ -23,7 +23,7 @@ from rules.master.checks import (
     master_image_unpinned,
     master_key_prefix_mismatch,
 )
-from rules.engine import run
+from rules.runner import run
 
 SNAPSHOT = Path(__file__).resolve().parents[2] / ".." / "shared" / "inferencex" / "snapshot"
 MASTERS = {"configs/nvidia-master.yaml": "nvidia-master.yaml", "configs/amd-master.yaml": "amd-master.yaml"}

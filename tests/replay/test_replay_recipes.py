@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from rules.changeset import ChangeSet
-from rules.engine import run
+from rules.runner import run
 from rules.registry import ALL_RULES
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "inferencex"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 
 from rules.changeset import ChangeSet, FileChange
-from rules.engine import run
+from rules.runner import run
 
 REPO = "SemiAnalysisAI/InferenceX"
 PATH = "perf-changelog.yaml"

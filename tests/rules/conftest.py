@@ -2,9 +2,9 @@
 below its precision bar) is on here. tests/test_default_off.py holds the default."""
 import pytest
 
-import rules.engine
+import rules.runner
 
 
 @pytest.fixture(autouse=True)
 def _default_off_rules_run(monkeypatch):
-    monkeypatch.setattr(rules.engine, "enabled_by_default", lambda rule: True)
+    monkeypatch.setattr(rules.runner, "enabled_by_default", lambda rule: True)

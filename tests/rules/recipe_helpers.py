@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from rules.changeset import ChangeSet, FileChange
-from rules.engine import run
+from rules.runner import run
 
 FIXTURES = Path(__file__).parent / "fixtures" / "recipes"
 SCHEMA2 = (FIXTURES / "schema2_offload.yaml").read_text()

@@ -7,7 +7,7 @@ import pytest
 
 import rules
 from rules.config import RuleOptions
-from rules.engine import doc_sections
+from rules.runner import doc_sections
 from rules.finding import Severity
 from rules.registry import ALL_RULES, by_code
 from rules.written import WRITTEN, proof_problem

@@ -26,7 +26,7 @@ import yaml
 from bot.cli import _load_repo_config
 from bot.localgit import changeset_from_git, config_at
 from rules.changeset import ChangeSet
-from rules.engine import Report, run
+from rules.runner import Report, run
 from rules.registry import ALL_RULES
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -7,7 +7,7 @@ that is not a known ID, is an error too (a fixture that tests nothing).
 """
 import pytest
 
-from rules.engine import CRASH_CODE
+from rules.runner import CRASH_CODE
 from rules.registry import ALL_RULES
 from rules.written import WRITTEN
 from tests.written.harness import CASE_KINDS, cases, declarations, enforcing, fired, fixture_ids, review

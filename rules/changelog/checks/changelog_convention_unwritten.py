@@ -40,7 +40,7 @@ CODE = "RR026"
 NAME = "changelog-convention-unwritten"
 SEVERITY = Severity.NIT
 # The rules whose unproven problems this rule reports: the runner stamps them with this rule's code
-# and severity (rules/engine.py). Its own check finds nothing else.
+# and severity (rules/runner.py). Its own check finds nothing else.
 REPORTS_UNPROVEN_OF = ("RR001", "RR002", "RR004", "RR006", "RR007")
 
 

@@ -64,7 +64,7 @@ CODE = "RR022"
 NAME = "changelog-entry-selects-no-jobs"
 SEVERITY = Severity.NIT
 # What it proves is the output of the repository's tooling: a PR that changes that tooling
-# (`paths.gate_tooling`) is not judged by the emulation (rules/engine.py skips the findings).
+# (`paths.gate_tooling`) is not judged by the emulation (rules/runner.py skips the findings).
 EMULATES_TOOLING = True
 MAX_SHOWN = 6
 

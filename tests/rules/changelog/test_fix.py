@@ -7,7 +7,7 @@ import pytest
 from rules.changelog.analysis import changelog_diffs
 from rules.changelog.fix import base_problem, fix_changelog, history_repo, raw_change_error
 from rules.context import ReviewContext
-from rules.engine import run
+from rules.runner import run
 from rules.registry import by_code
 from tests.rules.changelog_helpers import (BASE, BASE_ENTRIES, NEW, PR, REPO, append, build, changeset, entry,
                                            insert_before)

@@ -13,7 +13,7 @@ from rules.changelog.checks import changelog_entry_misplaced as rr001
 from rules.changelog.checks import changelog_format_broken as rr006
 from rules.changelog.checks import changelog_pr_link_wrong as rr004
 from rules.changelog.checks import changelog_separator_irregular as rr007
-from rules.engine import run
+from rules.runner import run
 from tests.rules.changelog_helpers import BASE, NEW, changeset, entry, insert_before
 
 APRIL = int(datetime(2026, 4, 1, tzinfo=timezone.utc).timestamp())

@@ -82,7 +82,7 @@ def test_option_changes_the_disaggregated_factor():
                {**FIXED, "concurrencies": "1500"})
     from rules.changeset import ChangeSet, FileChange
     from rules.config import load_config
-    from rules.engine import run
+    from rules.runner import run
     cfg, errors = load_config({"rules": {"RR210": {"options": {"disagg_queue_factor": 1.2}}}}, [rule])
     assert errors == []
     r = run(ChangeSet(files=(FileChange(MN_PATH, "added", head=text.encode()),)), cfg, rules=[rule])

@@ -51,7 +51,7 @@ def test_label_false_is_not_this_rule():
 # Single-node scripts: whose problem it is (a re-indented row, an edit that keeps the gap), and
 # what an unresolved word hides.
 
-from rules.engine import run  # noqa: E402
+from rules.runner import run  # noqa: E402
 from tests.rules.scripts_helpers import key, master, repo, script_path  # noqa: E402
 
 SCRIPT = script_path("glm5_fp8_b200_vllm.sh")

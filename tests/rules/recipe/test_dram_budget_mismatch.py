@@ -100,7 +100,7 @@ def test_a_pool_out_of_line_is_the_pool_rules():
 
 def test_dram_utilization_out_of_line_goes_on_the_master_row_when_the_pr_changes_it():
     from rules.changeset import ChangeSet, FileChange
-    from rules.engine import run
+    from rules.runner import run
 
     old, new = master(0.2994), master(0.6)
     cs = ChangeSet(files=(FileChange(SCHEMA2_PATH, "added", head=SCHEMA2.encode()),

@@ -39,7 +39,7 @@ def test_placeholder_parallelism_is_skipped():
 
 # --- Precision (issue 21) -----------------------------------------------------------------------
 
-from rules.engine import run  # noqa: E402
+from rules.runner import run  # noqa: E402
 from tests.rules.scripts_helpers import key, master, repo, script_path  # noqa: E402
 
 SCRIPT = script_path("glm5_fp8_b200_vllm.sh")

@@ -1,6 +1,6 @@
 import pytest
 
-from rules.engine import run
+from rules.runner import run
 from rules.recipe.checks import trt_capture_exceeds_max_batch as rule
 from tests.rules.recipe_helpers import MN_PATH, codes, line_of, review, srt
 from tests.rules.scripts_helpers import key, master, repo, script_path

@@ -3,7 +3,7 @@ import dataclasses
 
 import pytest
 
-from rules.engine import run
+from rules.runner import run
 from rules.scripts.checks import engine_patched as rule
 from tests.rules.scripts_helpers import repo, script_path, sglang_script
 

@@ -2,7 +2,7 @@
 import pytest
 
 from rules.changeset import ChangeSet, FileChange
-from rules.engine import run
+from rules.runner import run
 from rules.scripts.checks import model_architecture_overridden as rule
 
 S = "benchmarks/single_node/fixed_seq_len/minimaxm3_fp4_mi355x.sh"

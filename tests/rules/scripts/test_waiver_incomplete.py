@@ -1,6 +1,6 @@
 """RR431 waiver-incomplete: the parts a waiver states come from the base revision's checklist."""
 from rules.changeset import ChangeSet, FileChange
-from rules.engine import run
+from rules.runner import run
 from rules.scripts.checks import waiver_incomplete as rule
 
 CHECKLIST = """# Checklist

@@ -5,7 +5,7 @@ import pytest
 
 from rules import ChangeSet, FileChange, Passed, Problem, Severity, load_config, run
 from rules.config import RuleOptions, path_matches
-from rules.engine import CRASH_CODE, doc_sections
+from rules.runner import CRASH_CODE, doc_sections
 
 
 def fake_rule(code="RR990", name="thing-broken", severity=Severity.BLOCKING, problems=(), crash=False):
