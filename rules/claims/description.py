@@ -840,7 +840,7 @@ def _routed_engines(ctx, key: str) -> list[tuple[object, bool]]:
     """(engine command, of a row the PR adds?) for the points the launcher builds for `key` (one
     per machine, spec-decoding, scenario and row age): the script it routes the key to by
     `SPEC_DECODING` and the other point values, not a script whose name looks like the key's."""
-    from rules.recipe.points import added_in
+    from rules.added import added_in
     from rules.scripts.resolve import key_points, resolutions, resolve_point
 
     def compute() -> list[tuple[object, bool]]:

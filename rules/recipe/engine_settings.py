@@ -43,7 +43,8 @@ from rules.context import ReviewContext
 from rules.document import Document
 from rules.recipe import engine_defaults as defaults
 from rules.recipe.engine_defaults import Assumed
-from rules.recipe.points import JsonArg, Point, Role, Value, added_in, anchor, as_int, as_number, recipe_points
+from rules.recipe.points import JsonArg, Point, Role, Value, as_int, as_number, recipe_points
+from rules.added import added_in, anchor
 
 GB = 10**9
 GIB = 2**30

@@ -35,7 +35,8 @@ from rules.context import ReviewContext
 from rules.recipe.engine_settings import (
     DRAM_ENV, GB, BenchmarkPoint, EngineSettings, HostPool, fmt, line_text,
 )
-from rules.recipe.points import added_in, as_int
+from rules.recipe.points import as_int
+from rules.added import added_in
 
 # Host DRAM of the runners (MiB), as in configs/runners.yaml `hardware:` of the Aug-2026 snapshot;
 # runners.yaml in the PR's context wins. GPU types whose hosts all have one size are listed too.

@@ -22,9 +22,9 @@ The public surface, used by the recipe rules and by other rule families:
 - `Value(value, line)`: a merged leaf and the head line of its key (a value inherited from
   `base` keeps base's line; a value inside a JSON string has the string's line);
 - `as_int(value)` / `as_number(value)`: numbers written as YAML numbers or numeric strings;
-- `anchor(ctx, path, line, *others)`: where a finding about several values goes (the first of
-  them on a line the PR added, else `line`), so a relation broken by one edit is reported on the
-  edited line.
+
+Where a finding about several values goes (`anchor`: the first of them on a line the PR added, so a
+relation broken by one edit is reported on the edited line) is `rules.added`, shared by every domain.
 """
 from __future__ import annotations
 
@@ -45,7 +45,6 @@ JSON_ARGS = ("compilation-config", "speculative-config", "kv-transfer-config", "
 _SRT_ROLES = {"prefill": "prefill", "decode": "decode", "aggregated": "agg", "agg": "agg"}
 _SRT_ENGINES = {"vllm_config": "vllm", "sglang_config": "sglang", "trtllm_config": "trtllm"}
 _OVERRIDE = re.compile(r"^(zip_)?override_[A-Za-z0-9_.-]+$")
-_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 # The engines accept `max-num-seqs` and `max_num_seqs` alike; look both spellings up.
 _NUMERIC = re.compile(r"^\s*[+-]?\d[\d_]*\s*$")
 
@@ -428,48 +427,6 @@ def changed_recipes(ctx: ReviewContext) -> Iterator[tuple[str, list[Point]]]:
 
 
 # --- where findings go ---------------------------------------------------------------------
-
-
-def added_lines(patch: str | None) -> set[int]:
-    """New-file line numbers that a unified-diff patch adds ('+' lines)."""
-    out: set[int] = set()
-    if not patch:
-        return out
-    line = 0
-    for raw in patch.split("\n"):
-        m = _HUNK.match(raw)
-        if m:
-            line = int(m.group(1))
-            continue
-        if not line:
-            continue
-        if raw.startswith("+"):
-            out.add(line)
-            line += 1
-        elif raw.startswith("-") or raw.startswith("\\"):
-            continue
-        else:
-            line += 1
-    return out
-
-
-def anchor(ctx: ReviewContext, path: str, line: int | None, *others: int | None) -> int | None:
-    """The line a finding about several values goes on: the first one the PR added, else `line`."""
-    added = added_in(ctx, path)
-    for cand in (line, *others):
-        if cand is not None and cand in added:
-            return cand
-    return line if line is not None else next((o for o in others if o is not None), None)
-
-
-def added_in(ctx: ReviewContext, path: str) -> set[int]:
-    """Head lines the PR adds to `path` (memoized per review; none for a file it does not change)."""
-    return ctx.memo(("recipe", "added", path), lambda: _added_for(ctx, path))
-
-
-def _added_for(ctx: ReviewContext, path: str) -> set[int]:
-    f = ctx.changeset.file(path)
-    return added_lines(f.patch) if f is not None else set()
 
 
 def fmt(n: int | float) -> str:

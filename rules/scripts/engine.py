@@ -55,7 +55,8 @@ from rules.master.matrix import entry_is_new
 from rules.recipe.engine_settings import (BenchmarkPoint, Concurrency, EngineSettings, MasterPoint, Setting,
                                           settings_from)
 from rules.document import parse_yaml
-from rules.recipe.points import JsonArg, Value, added_in, value_tree
+from rules.recipe.points import JsonArg, Value, value_tree
+from rules.added import added_in
 from rules.scripts.interpret import Arg, Unknown, Var
 from rules.scripts.resolve import EngineCommand, Resolution, resolutions
 

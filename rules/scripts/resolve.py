@@ -43,7 +43,7 @@ from rules.cache import LRU
 from rules.context import ReviewContext
 from rules.document import load_values
 from rules.master.analysis import KeyInfo, changed_keys, master_keys
-from rules.recipe.points import added_in
+from rules.added import added_in
 from rules.scripts.interpret import Arg, Files, Interpreter, Launch, Result, Unknown, Var, WrittenFile
 from rules.scripts.parse import SHARED_PARSES, Script, Unreadable, review_parses
 

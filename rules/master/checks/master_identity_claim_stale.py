@@ -32,7 +32,7 @@ from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
 from rules.master.analysis import changed_keys, master_keys
-from rules.recipe.points import added_in
+from rules.added import added_in
 
 CODE = "RR108"
 NAME = "master-identity-claim-stale"

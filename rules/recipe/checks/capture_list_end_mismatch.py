@@ -46,7 +46,8 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.recipe.points import Once, anchor, captures, changed_recipes, fmt, points_note, where
+from rules.recipe.points import Once, captures, changed_recipes, fmt, points_note, where
+from rules.added import anchor
 
 CODE = "RR202"
 NAME = "capture-list-end-mismatch"

@@ -51,7 +51,8 @@ from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
 from rules.recipe.engine_settings import capture_need, engine_points, fmt, suggest_number, where
-from rules.recipe.points import Once, anchor, points_note
+from rules.recipe.points import Once, points_note
+from rules.added import anchor
 
 CODE = "RR212"
 NAME = "capture-range-below-concurrency"

@@ -38,7 +38,8 @@ from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
 from rules.recipe.engine_settings import capacity, engine_points, fmt, where
-from rules.recipe.points import Once, anchor, points_note
+from rules.recipe.points import Once, points_note
+from rules.added import anchor
 
 CODE = "RR211"
 NAME = "concurrency-exceeds-default-cap"

@@ -57,7 +57,8 @@ from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
 from rules.recipe.engine_settings import DISAGG_PROOF_FACTOR, Capacity, capacity, engine_points, fmt, where
-from rules.recipe.points import Once, anchor, points_note
+from rules.recipe.points import Once, points_note
+from rules.added import anchor
 
 CODE = "RR210"
 NAME = "concurrency-exceeds-engine-cap"

@@ -46,7 +46,8 @@ from rules.recipe.engine_settings import (
     fmt,
     where,
 )
-from rules.recipe.points import Once, anchor, points_note
+from rules.recipe.points import Once, points_note
+from rules.added import anchor
 
 CODE = "RR225"
 NAME = "decode-oversubscribed"

@@ -47,7 +47,8 @@ from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
 from rules.recipe.engine_settings import DRAM_ENV, changed_settings, suggest_number
 from rules.recipe.host_memory import BUDGET, MASTER, MasterBudget, agreements, cap_gb, master_budget, snapshot_gb
-from rules.recipe.points import anchor, as_int
+from rules.recipe.points import as_int
+from rules.added import anchor
 
 CODE = "RR206"
 NAME = "dram-budget-mismatch"

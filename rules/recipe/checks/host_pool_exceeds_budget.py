@@ -46,7 +46,8 @@ from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
 from rules.recipe.engine_settings import DRAM_ENV, GB, changed_settings, fmt, where
 from rules.recipe.host_memory import host_dram, node_pool, snapshot_gb
-from rules.recipe.points import Once, anchor, as_int, points_note
+from rules.recipe.points import Once, as_int, points_note
+from rules.added import anchor
 
 CODE = "RR219"
 NAME = "host-pool-exceeds-budget"

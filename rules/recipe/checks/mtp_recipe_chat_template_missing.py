@@ -34,7 +34,8 @@ from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
 from rules.recipe.engine_settings import changed_settings, suggest_number, where
-from rules.recipe.points import Once, anchor, points_note
+from rules.recipe.points import Once, points_note
+from rules.added import anchor
 
 CODE = "RR220"
 NAME = "mtp-recipe-chat-template-missing"

@@ -29,7 +29,8 @@ from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
 from rules.recipe import engine_defaults as defaults
 from rules.recipe.engine_settings import changed_settings, insert_after, where
-from rules.recipe.points import Once, Value, anchor, points_note
+from rules.recipe.points import Once, Value, points_note
+from rules.added import anchor
 
 CODE = "RR221"
 NAME = "mtp-recipe-environment-missing"

@@ -43,7 +43,8 @@ from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
 from rules.recipe.engine_settings import DRAM_ENV, GB, changed_settings, fmt, suggest_number, where
 from rules.recipe.host_memory import BUDGET, POOL, agreements, node_pool
-from rules.recipe.points import Once, anchor, points_note
+from rules.recipe.points import Once, points_note
+from rules.added import anchor
 
 CODE = "RR205"
 NAME = "offload-pool-mismatch"

@@ -28,7 +28,8 @@ from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
 from rules.recipe.engine_settings import changed_settings, npmd, where
-from rules.recipe.points import Once, anchor, as_int, points_note
+from rules.recipe.points import Once, as_int, points_note
+from rules.added import anchor
 
 CODE = "RR218"
 NAME = "recipe-name-workers-mismatch"

@@ -39,7 +39,8 @@ from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
 from rules.recipe.engine_settings import changed_settings, suggest_number
 from rules.recipe.layout import node_fits
-from rules.recipe.points import Once, anchor, points_note
+from rules.recipe.points import Once, points_note
+from rules.added import anchor
 
 CODE = "RR217"
 NAME = "workers-nodes-mismatch"

@@ -1,7 +1,8 @@
 import pytest
 
 from rules.document import parse_yaml
-from rules.recipe.points import added_lines, as_int, capture, points
+from rules.recipe.points import as_int, capture, points
+from rules.added import added_lines
 from tests.rules.recipe_helpers import SCHEMA2, line_of
 
 ZIP = """\
