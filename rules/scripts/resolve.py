@@ -45,6 +45,7 @@ from rules.document import load_values
 from rules.master.analysis import KeyInfo, changed_keys, master_keys
 from rules.added import added_in
 from rules.scripts.interpret import Arg, Files, Interpreter, Launch, Result, Unknown, Var, WrittenFile
+from rules.scripts.names import candidates
 from rules.scripts.parse import SHARED_PARSES, Script, Unreadable, review_parses
 
 SYMLINK = "120000"
@@ -934,7 +935,6 @@ def needed_paths(ctx: ReviewContext) -> set[str]:
             roots.add(layout_root(r.script))
         if r.launcher:
             want.add(r.launcher)
-    from rules.scripts.siblings import candidates
     for p in changed_scripts:
         want.update(siblings(ctx, p))
         want.update(candidates(ctx, p))

@@ -36,6 +36,7 @@ from rules.scripts.engine_flags import canonical_env, canonical_flag, short_flag
 from rules.recipe.engine_defaults import image_version
 from rules.scripts.engine_flags import env_not_needed
 from rules.scripts.parse import Script, _parser, decode_script
+from rules.scripts.names import candidates, family_of, name_parts, vendor_of
 from rules.scripts.resolve import parsed, resolutions_of
 
 ENV_PREFIXES = ("SGLANG_", "VLLM_", "TRTLLM_", "TLLM_", "NCCL_", "RCCL_", "HIP_", "ROCM_", "HSA_", "AITER_", "ATOM_",
@@ -43,7 +44,6 @@ ENV_PREFIXES = ("SGLANG_", "VLLM_", "TRTLLM_", "TLLM_", "NCCL_", "RCCL_", "HIP_"
                 "GPU_", "AMD_", "TORCHINDUCTOR_", "SAFETENSORS_")
 _FLAG = re.compile(r"(?<![\w-])(--[a-zA-Z][\w-]*)")
 _ENGINE_WORD = re.compile(r"vllm serve|vllm\.entrypoints|sglang\.launch_server|sglang serve|trtllm-serve|atom\.entrypoints")
-_NAME = re.compile(r"^(?P<model>[a-z0-9.]+?)_(?P<precision>[a-z0-9]+)_(?P<sku>[a-z0-9]+)(?P<rest>(?:_[\w.-]+)*)\.sh$")
 
 
 @dataclass(frozen=True)
@@ -61,34 +61,6 @@ class Features:
 
     def spelling(self, name: str) -> str:
         return (self.spelled or {}).get(name, name)
-
-
-def name_parts(path: str) -> tuple[str, str, str] | None:
-    """(model, precision, sku) of a script name, or None."""
-    m = _NAME.match(posixpath.basename(path))
-    return (m.group("model"), m.group("precision"), m.group("sku")) if m else None
-
-
-def family_of(model: str) -> str:
-    return re.sub(r"\.\d+$", "", model)
-
-
-def vendor_of(sku: str) -> str:
-    return "amd" if sku.startswith("mi") else "nvidia"
-
-
-def arch_of(sku: str) -> str:
-    """The GPU generation of a SKU: engines build and tune per generation (Hopper's Marlin MXFP4
-    kernels, Blackwell's TRT-LLM attention, CDNA3 vs CDNA4 AITER kernels)."""
-    if sku.startswith(("h100", "h200", "h20", "gh200")):
-        return "hopper"
-    if sku.startswith(("b200", "b300", "gb200", "gb300", "b100")):
-        return "blackwell"
-    if sku.startswith(("mi300", "mi325")):
-        return "cdna3"
-    if sku.startswith(("mi350", "mi355")):
-        return "cdna4"
-    return sku
 
 
 def engine_of(text: str) -> str | None:
@@ -194,47 +166,6 @@ def features(ctx: ReviewContext, path: str, side: str = "head") -> Features | No
         return _FEATURES.get_or_compute((path, hashlib.sha1(raw).hexdigest()), lambda: _extract(path, raw))
 
     return ctx.memo(("scripts", "features", side, path), compute)
-
-
-def _single_node_dir(path: str) -> str | None:
-    """`<root>benchmarks/single_node` for a benchmark script under it, else None: speedbench runs
-    are another kind of benchmark, and archived (`deprecated/`) scripts ran retired configurations
-    on the engines of their time (a flag or variable they set says nothing about a script today)."""
-    m = re.match(r"^(.*?benchmarks/single_node)/(?:[^/]+/){0,2}[^/]+\.sh$", path)
-    if not m or "/speedbench/" in path or "/deprecated/" in path:
-        return None
-    return m.group(1)
-
-
-def _script_index(ctx: ReviewContext) -> dict[str, list[tuple[str, str, str]]]:
-    """`<root>benchmarks/single_node` → [(path, family, vendor)] of every single-node script at head."""
-    def compute():
-        cs = ctx.changeset
-        names = set(cs.tree) | {f.path for f in cs.files if f.status != "removed"} | set(cs.context)
-        out: dict = {}
-        for p in names:
-            if not p.endswith(".sh") or "single_node/" not in p:
-                continue
-            top = _single_node_dir(p)
-            q = name_parts(p)
-            if top is None or q is None or cs.exists(p) is False:
-                continue
-            out.setdefault(top, []).append((p, family_of(q[0]), vendor_of(q[2])))
-        return out
-
-    return ctx.memo(("scripts", "script-index"), compute)
-
-
-def candidates(ctx: ReviewContext, path: str) -> list[str]:
-    """Scripts that may be siblings of `path` by name (same family, or same vendor and directory)."""
-    top = _single_node_dir(path)
-    parts = name_parts(path)
-    if top is None or parts is None:
-        return []
-    fam, vendor = family_of(parts[0]), vendor_of(parts[2])
-    d = posixpath.dirname(path)
-    return sorted(p for p, f, v in _script_index(ctx).get(top, ()) if p != path and (
-        f == fam or (v == vendor and posixpath.dirname(p) == d)))
 
 
 def siblings_of(ctx: ReviewContext, path: str, min_family: int = 4,

@@ -55,7 +55,8 @@ from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
 from rules.scripts.engine_flags import canonical_flag
 from rules.scripts.facts import changed_scripts
-from rules.scripts.siblings import arch_of, engine_statement, env_not_needed_here, features, name_parts, siblings_of
+from rules.scripts.siblings import engine_statement, env_not_needed_here, features, siblings_of
+from rules.scripts.names import arch_of, name_parts
 
 CODE = "RR412"
 NAME = "sibling-inconsistency"

@@ -34,7 +34,7 @@ from rules.finding import Problem, Severity
 from rules.scripts.facts import changed_scripts, resolved_for, touched
 from rules.scripts.parse import Script
 from rules.scripts.resolve import parsed
-from rules.scripts.siblings import name_parts
+from rules.scripts.names import name_parts
 
 CODE = "RR422"
 NAME = "speculative-flags-in-plain-named-script"
