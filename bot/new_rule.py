@@ -24,6 +24,7 @@ DOMAINS: dict[str, tuple[int, tuple[str, ...]]] = {
     "changelog": (0, ("changelog",)),
     "master": (1, ("master_configs",)),
     "recipe": (2, ("recipes",)),
+    "serving": (2, ("recipes", "scripts")),
     "general": (3, ("recipes", "master_configs")),
     "claims": (3, ("changelog",)),
     "scripts": (4, ("scripts", "launchers")),

@@ -57,7 +57,8 @@ def test_threads_never_exceed_the_bound_or_lose_a_value():
 
 
 def test_the_module_caches_are_bounded_locked_lrus():
-    from rules.scripts import parse, resolve, siblings
+    from rules.scripts import parse, resolve
+    from rules.serving import siblings
 
     for cache in (parse.SHARED_PARSES._lru, resolve._LABELS, resolve._POINTS, siblings._FEATURES):
         assert isinstance(cache, LRU) and cache.size >= 1

@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
-from rules.recipe.points import Once, captures, changed_recipes, points_note, where
+from rules.serving.recipe_points import Once, captures, changed_recipes, points_note, where
 from rules.added import anchor
 
 CODE = "RR204"

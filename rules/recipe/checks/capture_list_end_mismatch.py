@@ -46,7 +46,7 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.recipe.points import Once, captures, changed_recipes, fmt, points_note, where
+from rules.serving.recipe_points import Once, captures, changed_recipes, fmt, points_note, where
 from rules.added import anchor
 
 CODE = "RR202"

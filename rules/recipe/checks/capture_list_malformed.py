@@ -41,7 +41,7 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
-from rules.recipe.points import Capture, Once, captures, changed_recipes, engine_size, points_note, where
+from rules.serving.recipe_points import Capture, Once, captures, changed_recipes, engine_size, points_note, where
 from rules.added import anchor
 
 CODE = "RR201"

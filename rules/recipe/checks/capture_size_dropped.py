@@ -39,7 +39,7 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
-from rules.recipe.points import DECODE_ONLY_MODES, Once, captures, changed_recipes, fmt, points_note, where
+from rules.serving.recipe_points import DECODE_ONLY_MODES, Once, captures, changed_recipes, fmt, points_note, where
 from rules.added import anchor
 
 CODE = "RR222"

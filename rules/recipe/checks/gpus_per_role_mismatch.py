@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
-from rules.recipe.points import Once, as_int, changed_recipes, parallelism, points_note, where
+from rules.serving.recipe_points import Once, as_int, changed_recipes, parallelism, points_note, where
 from rules.added import anchor
 
 CODE = "RR207"

@@ -9,7 +9,7 @@ siblings (#1480: `glm5_fp8_h200_mtp.sh` set the EAGLE flags but not `SGLANG_ENAB
 
 ## When it fires
 On each MTP benchmark script the PR adds or changes whose engine has variables in `engine_env`,
-compared with its MTP siblings (`rules.scripts.siblings`): the MTP scripts of the same family and
+compared with its MTP siblings (`rules.serving.siblings`): the MTP scripts of the same family and
 engine on its vendor; when fewer than `min_siblings` are there but the family has enough on all
 vendors, those of other vendors count only if none is on its vendor; when the family has too few
 on any vendor, the MTP scripts of the same engine and vendor in its directory. Archived
@@ -24,7 +24,7 @@ engine's launch.
 A variable the engine version in use does not need is not missing (a passed check says why): the
 version comes from the image of every key that runs the script (`lmsysorg/sglang:v0.5.12-cu130` →
 SGLang 0.5.12) and the engine-defaults table says what that version does
-(`rules.scripts.engine_flags`): SGLang runs spec V2 by default from 0.5.11
+(`rules.serving.flags`): SGLang runs spec V2 by default from 0.5.11
 (`python/sglang/srt/environ.py`, `Envs.SGLANG_ENABLE_SPEC_V2 = EnvBool(True)`;
 `ServerArgs._handle_speculative_decoding` falls back to V1 only when it is set false) and no
 longer has the variable by 0.5.15. When no point resolves, or an image names no version (a
@@ -56,7 +56,7 @@ from rules.finding import Passed, Problem, Severity
 from rules.scripts.facts import changed_scripts, resolved_for, spec_mtp
 from rules.scripts.parse import Script
 from rules.scripts.resolve import parsed
-from rules.scripts.siblings import engine_statement, env_not_needed_here, features, siblings_of
+from rules.serving.siblings import engine_statement, env_not_needed_here, features, siblings_of
 
 CODE = "RR411"
 NAME = "mtp-environment-missing"

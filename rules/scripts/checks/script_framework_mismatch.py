@@ -28,7 +28,7 @@ from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
 from rules.scripts.facts import changed_key_names, groups, key_line
-from rules.scripts.siblings import features
+from rules.serving.siblings import features
 
 CODE = "RR417"
 NAME = "script-framework-mismatch"

@@ -36,7 +36,7 @@ from rules.finding import Passed, Problem, Severity
 from rules.scripts.facts import changed_scripts, spec_mtp
 from rules.scripts.parse import Script
 from rules.scripts.resolve import parsed, resolutions
-from rules.scripts.siblings import engine_of
+from rules.serving.siblings import engine_of
 
 CODE = "RR402"
 NAME = "script-unreachable"

@@ -15,7 +15,7 @@ with the share of siblings that set it). Only added scripts are compared (an edi
 flag is deliberate: every sampled "drops" finding on the bundle was a revert or a rewrite), and
 only with siblings of the same model family, engine, vendor and GPU generation (Hopper, Blackwell,
 CDNA3, CDNA4: kernels, attention backends and environment switches differ by generation;
-`rules.scripts.siblings`), never archived (`deprecated/`) ones. The family tier only: other models
+`rules.serving.siblings`), never archived (`deprecated/`) ones. The family tier only: other models
 of the engine in the directory set their own flags (measured on the bundle: those findings were
 other models' choices). Siblings are in the same scenario directory (`fixed_seq_len/`, `agentic/`:
 prefix caching, sizes and streaming follow the workload); precision flags (`--quantization`,
@@ -25,7 +25,7 @@ for what it sets on every path (not under a condition: a branch depends on the p
 variable only when it reaches the engine's environment (exported, a command prefix, `set -a`: a
 plain shell variable is the script's own); flags that do not change what is measured (logging,
 tool and reasoning parsers, `--trust-remote-code`, the MPI launcher's own options) are not
-compared; spellings are the engine's (`rules.scripts.engine_flags`: `--tp` is `--tp-size`); a
+compared; spellings are the engine's (`rules.serving.flags`: `--tp` is `--tp-size`); a
 variable the engine version of the script's keys does not need is not missing.
 Speculative-decoding flags and variables are left to RR410/RR411.
 
@@ -53,9 +53,9 @@ from pydantic import Field
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.scripts.engine_flags import canonical_flag
+from rules.serving.flags import canonical_flag
 from rules.scripts.facts import changed_scripts
-from rules.scripts.siblings import engine_statement, env_not_needed_here, features, siblings_of
+from rules.serving.siblings import engine_statement, env_not_needed_here, features, siblings_of
 from rules.scripts.names import arch_of, name_parts
 
 CODE = "RR412"

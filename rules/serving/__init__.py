@@ -1,0 +1,1 @@
+"""The serving domain: what the benchmarked engines are told to do."""

@@ -1,0 +1,1 @@
+"""One rule per module; the registry (`rules/registry.py`) lists them."""
