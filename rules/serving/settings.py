@@ -1184,17 +1184,6 @@ def changed_settings(ctx: ReviewContext) -> Iterator[tuple[str, list[BenchmarkPo
         yield path, point_settings(ctx, path)
 
 
-def engine_points(ctx: ReviewContext) -> Iterator[tuple[str, list[BenchmarkPoint]]]:
-    """`changed_settings`, then the single-node benchmark points the review resolved to an engine
-    command (`rules/serving/script_points.py`): the source for the rules that read only the engine and the
-    point's concurrency and labels (the recipe-only rules — pools, nodes, MTP recipe conventions —
-    keep `changed_settings`)."""
-    from rules.serving.script_points import script_points  # the scripts domain builds on this module
-
-    yield from changed_settings(ctx)
-    yield from script_points(ctx)
-
-
 def label_anchor(ctx: ReviewContext, bp: BenchmarkPoint, line: int | None, mp: MasterPoint) -> tuple[str, int | None]:
     """Where a finding that a master label and the engine disagree goes: the engine's line, unless
     the engine is a script's command the PR did not touch there while the PR adds the label's

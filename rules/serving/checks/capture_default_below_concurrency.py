@@ -35,7 +35,8 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
-from rules.serving.settings import capture_need, engine_points, fmt, where
+from rules.serving.settings import capture_need, fmt, where
+from rules.serving.points import engine_points
 from rules.serving.recipe_points import Once, points_note
 from rules.added import anchor
 

@@ -50,7 +50,8 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.serving.settings import capture_need, engine_points, fmt, suggest_number, where
+from rules.serving.settings import capture_need, fmt, suggest_number, where
+from rules.serving.points import engine_points
 from rules.serving.recipe_points import Once, points_note
 from rules.added import anchor
 

@@ -56,7 +56,8 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.serving.settings import DISAGG_PROOF_FACTOR, Capacity, capacity, engine_points, fmt, where
+from rules.serving.settings import DISAGG_PROOF_FACTOR, Capacity, capacity, fmt, where
+from rules.serving.points import engine_points
 from rules.serving.recipe_points import Once, points_note
 from rules.added import anchor
 

@@ -41,7 +41,8 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.serving.settings import engine_points, label_anchor, master_label, where
+from rules.serving.settings import label_anchor, master_label, where
+from rules.serving.points import engine_points
 from rules.serving.recipe_points import Once, as_int, points_note
 
 CODE = "RR216"

@@ -33,7 +33,7 @@ from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Problem, Severity
 from rules.serving.settings import changed_settings, suggest_number
-from rules.recipe.layout import node_fits
+from rules.serving.layout import node_fits
 from rules.serving.recipe_points import Once, points_note
 from rules.added import anchor
 
