@@ -19,9 +19,12 @@ _PR = re.compile(r"^(\d+):(.+?)\.\.(?!\.)(.+)$")
 _PAIR = re.compile(r"^(\d+):(.+)$")
 
 
-def _usage(message: str) -> Exception:
-    from bot.cli import UsageError
+class UsageError(Exception):
+    """Bad arguments: the command prints `recipe-review: error: MESSAGE` and exits 2, as every
+    `recipe-review` command does (the fake GitHub does not import the bot)."""
 
+
+def _usage(message: str) -> Exception:
     return UsageError(message)
 
 
@@ -36,6 +39,14 @@ def _pairs(values: list[str], flag: str) -> list[tuple[int, str]]:
 
 
 def cmd_fake_github(args) -> int:
+    try:
+        return _serve(args)
+    except UsageError as err:
+        print(f"recipe-review: error: {err}", file=sys.stderr)
+        return 2
+
+
+def _serve(args) -> int:
     from fakegithub import FakeGitHub
 
     repo_dir = Path(args.repo_dir)
