@@ -201,9 +201,9 @@ def run(inputs: Inputs, env, port=None) -> Result:
 
 
 def _report(job: Job, out, res: Result) -> None:
-    from bot.handlers.review import Outcome
+    from bot.handlers.review import ReviewResult
 
-    if not isinstance(out, Outcome):
+    if not isinstance(out, ReviewResult):
         if job.kind == "command" and out:
             res.lines.append("**Commands:** " + ", ".join(f"`{x}`" for x in out))
             res.result = res.result if res.result in ("reviewed", "read-only") else "commands"

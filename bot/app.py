@@ -13,7 +13,7 @@ from bot.jobs import Deps, execute
 from bot.queue import JobQueue, ThreadQueue
 from bot.routing import Router
 from bot.settings import Settings
-from bot.store import SqliteStore, Store
+from bot.store import SqliteStore, DeliveryStore
 from bot.webhook import bp
 
 log = logging.getLogger(__name__)
@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 class Bot:
     settings: Settings
     router: Router
-    store: Store
+    store: DeliveryStore
     queue: JobQueue
     deps: Deps | None = None
 

@@ -37,7 +37,7 @@ class Deps:
     # GITHUB_TOKEN (GitHub starts no workflow for events it causes): `/sweep` then says so instead.
     labels_start_workflows: bool = True
     config_path: str = ""  # the repository config file, when not `.github/recipe-review.yml` (the Action's input)
-    store: object | None = None  # bot.store.Store: heads a job learns (`/fix` pushes one)
+    store: object | None = None  # bot.store.DeliveryStore: heads a job learns (`/fix` pushes one)
 
     @classmethod
     def from_settings(cls, settings: Settings, submit=None, store=None) -> "Deps":
@@ -112,7 +112,7 @@ def execute(job: Job | Mapping, deps: Deps) -> object:
         log.info("job finished", extra=extra)
 
 
-def _review(port: GitHubPort, job: ReviewJob, deps: Deps, extra: dict) -> review_handler.Outcome:
+def _review(port: GitHubPort, job: ReviewJob, deps: Deps, extra: dict) -> review_handler.ReviewResult:
     if deps.config_path and not job.config_path:
         job = dataclasses.replace(job, config_path=deps.config_path)
     try:
@@ -124,7 +124,7 @@ def _review(port: GitHubPort, job: ReviewJob, deps: Deps, extra: dict) -> review
             done = lifecycle.conclude_failed(port, job.repo, job.head_sha, reason)
             log.error("review failed for good: %s; %s", err, done, extra=extra)
         if permanent:  # not retried: the outcome says why
-            return review_handler.Outcome("failed", str(err))
+            return review_handler.ReviewResult("failed", str(err))
         raise
     if out.report is not None:
         for f in out.report.findings:

@@ -100,7 +100,7 @@ def write_env_file(path: Path, lines: list[str]) -> None:
 
 
 @dataclass
-class Outcome:
+class Registration:
     app: dict | None = None
     error: str | None = None
 
@@ -129,7 +129,7 @@ def _page(title: str, body: str, status: int = 200):
                     content_type="text/html; charset=utf-8")
 
 
-def make_app(args, state: str, action: str, spec: dict, api_url: str, outcome: Outcome, done: threading.Event):
+def make_app(args, state: str, action: str, spec: dict, api_url: str, outcome: Registration, done: threading.Event):
     """The local pages: `/` (the form that posts the manifest) and `/callback` (GitHub's redirect)."""
     from flask import Flask, request
 
@@ -206,7 +206,7 @@ def cmd_register(args) -> int:
     api_url = api_url_for(github_url, os.environ)
     _url(api_url, "GITHUB_API_URL")
     state = secrets.token_urlsafe(16)
-    outcome, done = Outcome(), threading.Event()
+    outcome, done = Registration(), threading.Event()
     holder: dict = {}
 
     def application(environ, start_response):  # the Flask app needs the port in its redirect URL

@@ -67,7 +67,7 @@ def _validation(message: str, doc: str) -> ApiError:
 
 
 class GitData:
-    """The operations behind the endpoints (state lives in the fake's Store)."""
+    """The operations behind the endpoints (state lives in the fake's GitHubState)."""
 
     def __init__(self, fake):
         self.fake = fake

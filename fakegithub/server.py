@@ -42,7 +42,7 @@ from werkzeug.serving import WSGIRequestHandler, make_server
 
 from fakegithub import contract as contracts
 from fakegithub.shapes import error, now_iso
-from fakegithub.store import ApiError, Store
+from fakegithub.store import ApiError, GitHubState
 
 _DEFAULT = object()
 NOT_ACCESSIBLE = "Resource not accessible by integration"
@@ -92,7 +92,7 @@ def json_response(obj, status: int = 200, headers: dict | None = None) -> Respon
     return resp
 
 
-class FakeGitHub(Store):
+class FakeGitHub(GitHubState):
     """A started-on-demand fake GitHub serving one repository (see module docstring)."""
 
     def __init__(self, repo_dir: Path, repo: str = "octo/bench", fault_rate: float = 0.0,

@@ -54,7 +54,7 @@ def _sentence(parts: list[str]) -> str:
     return ", ".join(parts[:-1]) + f", and {parts[-1]}"
 
 
-class Store:
+class GitHubState:
     def __init__(self, repo_dir: Path, repo: str = "octo/bench", collaborators: dict | None = None,
                  default_branch: str = "main", app_slug: str = "recipe-review", app_id: int = 1,
                  installation_id: int = 1):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import base64
 
 from fakegithub.shapes import error
-from fakegithub.store import ApiError, Store
+from fakegithub.store import ApiError, GitHubState
 
 PR_ACTIONS = ("opened", "synchronize", "reopened", "closed", "edited", "labeled", "unlabeled",
               "ready_for_review", "converted_to_draft", "assigned", "unassigned", "review_requested",
@@ -28,7 +28,7 @@ def _bad(message: str) -> ApiError:
     return ApiError(422, error(message, "", 422))
 
 
-def build(store: Store, event: str, params: dict) -> dict:
+def build(store: GitHubState, event: str, params: dict) -> dict:
     """The payload of `event` (e.g. "pull_request", "issue_comment") for the query `params`:
     action, number, comment_id, label, sender, before, check_run_id, changes_body, from_base."""
     with store.lock:

@@ -12,7 +12,7 @@ import time
 
 from bot import commands, render, sweep
 from bot.github import GitHubError, GitHubPort, Snapshot
-from bot.handlers.review import CONFIG_PATH, Outcome, ReviewJob, fetch, ignores_of, load_repo_config
+from bot.handlers.review import CONFIG_PATH, ReviewResult, ReviewJob, fetch, ignores_of, load_repo_config
 from bot.job_types import CommandJob
 from bot.job_types import ReviewJob as QueuedReview
 from bot.reconcile import plan_labels
@@ -271,7 +271,7 @@ def do_fix(run: CommandRun, cmd) -> str | None:
         return f"already applied in `{pull.head_sha[:7]}` (the head is the fix commit for this command)."
     got = fetch(run.port, ReviewJob(run.repo, run.number, pull.head_sha, pull.base_sha,
                                     installation_id=run.job.installation_id), drafts=True)
-    if isinstance(got, Outcome):
+    if isinstance(got, ReviewResult):
         return f"not applied: {got.reason}."
     if not got.config.repo.fix.enabled:
         return f"`/fix` is switched off for this repository (`fix: {{enabled: false}}` in `{CONFIG_PATH}`)."

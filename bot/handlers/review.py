@@ -65,7 +65,7 @@ class ReviewJob:
 
 
 @dataclass
-class Outcome:
+class ReviewResult:
     status: str  # "reviewed" | "skipped" | "dropped"
     reason: str = ""
     report: Report | None = None
@@ -192,7 +192,7 @@ class Fetched:
     job: ReviewJob | None = None  # the job as read: its base is the PR's current one when the payload's was unknown
 
 
-def _compare(port: GitHubPort, job: ReviewJob) -> tuple[ReviewJob, str, list[FileInfo], int | None, int | None] | Outcome:
+def _compare(port: GitHubPort, job: ReviewJob) -> tuple[ReviewJob, str, list[FileInfo], int | None, int | None] | ReviewResult:
     """Compare base and head; when GitHub does not know the payload's base (404/422), review against
     the PR's current base instead; when it does not know the head, follow the PR's current head."""
     try:
@@ -203,9 +203,9 @@ def _compare(port: GitHubPort, job: ReviewJob) -> tuple[ReviewJob, str, list[Fil
             raise
         pull = port.get_pull(job.repo, job.number)
         if pull.state != "open":
-            return Outcome("skipped", f"PR is {pull.state}")
+            return ReviewResult("skipped", f"PR is {pull.state}")
         if pull.head_sha != job.head_sha:
-            return Outcome("dropped", f"head {job.head_sha[:7]} is unknown; the PR's head is {pull.head_sha[:7]}",
+            return ReviewResult("dropped", f"head {job.head_sha[:7]} is unknown; the PR's head is {pull.head_sha[:7]}",
                            followup=(pull.head_sha, pull.base_sha))
         if pull.base_sha == job.base_sha:
             raise
@@ -217,13 +217,13 @@ def _compare(port: GitHubPort, job: ReviewJob) -> tuple[ReviewJob, str, list[Fil
         return job, merge_base, files, base_time, tip_time
 
 
-def fetch(port: GitHubPort, job: ReviewJob, drafts: bool = False) -> Fetched | Outcome:
-    """Read the PR at `job.head_sha` (compare + GraphQL); an Outcome when there is nothing to review.
+def fetch(port: GitHubPort, job: ReviewJob, drafts: bool = False) -> Fetched | ReviewResult:
+    """Read the PR at `job.head_sha` (compare + GraphQL); an ReviewResult when there is nothing to review.
 
     A draft PR is read only when the repository reviews drafts, or `drafts` (a command) asks.
     """
     compared = _compare(port, job)
-    if isinstance(compared, Outcome):
+    if isinstance(compared, ReviewResult):
         return compared
     job, merge_base, files, base_time, tip_time = compared
     config_path = job.config_path or CONFIG_PATH
@@ -264,12 +264,12 @@ def fetch(port: GitHubPort, job: ReviewJob, drafts: bool = False) -> Fetched | O
         snap.truncated.update(more.truncated)
     pull = snap.pull
     if pull.state != "open":
-        return Outcome("skipped", f"PR is {pull.state}")
+        return ReviewResult("skipped", f"PR is {pull.state}")
     if pull.head_sha != job.head_sha:
-        return Outcome("dropped", f"head moved to {pull.head_sha[:7]}", followup=(pull.head_sha, pull.base_sha))
+        return ReviewResult("dropped", f"head moved to {pull.head_sha[:7]}", followup=(pull.head_sha, pull.base_sha))
     config, config_errors = load_repo_config(snap.blobs.get(f"{job.base_sha}:{config_path}"), config_path)
     if pull.draft and not (config.repo.review_drafts or drafts):
-        return Outcome("skipped", "draft PR")
+        return ReviewResult("skipped", "draft PR")
     extra_trees = sorted(f"{job.head_sha}:{d}" for d in _context_dirs(
         changed_paths, (*config.paths.master_configs, *config.paths.runners))
         if f"{job.head_sha}:{d}" not in trees)
@@ -302,14 +302,14 @@ def fetch(port: GitHubPort, job: ReviewJob, drafts: bool = False) -> Fetched | O
     return Fetched(snap, files, merge_base, changeset, config, config_errors, job)
 
 
-def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = False) -> Outcome:
+def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = False) -> ReviewResult:
     """Run one review job end to end. Raises GitHubError when GitHub fails for good."""
     got = fetch(port, job)
-    if isinstance(got, Outcome):
+    if isinstance(got, ReviewResult):
         return got
     snap, files, changeset, config, config_errors = got.snap, got.files, got.changeset, got.config, got.config_errors
     job = got.job or job
-    outcome = Outcome("reviewed", base_sha=job.base_sha)
+    outcome = ReviewResult("reviewed", base_sha=job.base_sha)
     if not dry_run:
         lifecycle.start(port, job, snap, outcome)  # `in_progress` while the rules run and the writes go out
     ctx = ReviewContext(changeset, config)
@@ -360,7 +360,7 @@ def changelog_facts(ctx: ReviewContext) -> sweep.ChangelogFacts:
 
 
 def reconcile_labels(port: GitHubPort, job: ReviewJob, labels: list[str], config: EngineConfig,
-                     outcome: Outcome) -> list[str]:
+                     outcome: ReviewResult) -> list[str]:
     """A second primary label: the most recent one wins, the bot removes the others and says so once."""
     wanted, removed = sweep.resolve_primaries(labels, job.added_label, config.repo.labels)
     for lb in removed:
@@ -373,7 +373,7 @@ def reconcile_labels(port: GitHubPort, job: ReviewJob, labels: list[str], config
 
 
 def write_gate(port: GitHubPort, job: ReviewJob, snap: Snapshot, labels: list[str], config: EngineConfig,
-               facts: sweep.ChangelogFacts, blocking: int, outcome: Outcome) -> None:
+               facts: sweep.ChangelogFacts, blocking: int, outcome: ReviewResult) -> None:
     """The `sweep-gate` check run on the head: created once a sweep label appears, then kept current."""
     if outcome.checks_forbidden:
         return  # no `checks: write`: lifecycle.start has said so
@@ -393,7 +393,7 @@ def write_gate(port: GitHubPort, job: ReviewJob, snap: Snapshot, labels: list[st
     outcome.writes.append(f"gate update {gate.conclusion}")
 
 
-def _post(port: GitHubPort, job: ReviewJob, body: str, comments: list[InlineComment], outcome: Outcome,
+def _post(port: GitHubPort, job: ReviewJob, body: str, comments: list[InlineComment], outcome: ReviewResult,
           rejected: list[InlineComment]) -> None:
     """Post a review; on 422 split it to isolate the comments GitHub rejects (never lose the rest)."""
     try:
@@ -411,7 +411,7 @@ def _post(port: GitHubPort, job: ReviewJob, body: str, comments: list[InlineComm
         _post(port, job, body, comments[mid:], outcome, rejected)
 
 
-def _write_review(port: GitHubPort, job: ReviewJob, report: Report, plan: ReviewPlan, outcome: Outcome) -> None:
+def _write_review(port: GitHubPort, job: ReviewJob, report: Report, plan: ReviewPlan, outcome: ReviewResult) -> None:
     if not plan.inline:
         return
     rejected: list[InlineComment] = []
@@ -422,13 +422,13 @@ def _write_review(port: GitHubPort, job: ReviewJob, report: Report, plan: Review
         plan.outside.append(c.item)
 
 
-def _write_edits(port: GitHubPort, job: ReviewJob, plan: ReviewPlan, outcome: Outcome) -> None:
+def _write_edits(port: GitHubPort, job: ReviewJob, plan: ReviewPlan, outcome: ReviewResult) -> None:
     for e in plan.edits:
         port.edit_review_comment(job.repo, e.comment_id, e.body)
         outcome.writes.append(f"edit {e.code}")
 
 
-def _close_gone(port: GitHubPort, job: ReviewJob, plan: ReviewPlan, outcome: Outcome) -> None:
+def _close_gone(port: GitHubPort, job: ReviewJob, plan: ReviewPlan, outcome: ReviewResult) -> None:
     closings = [(p, render.fixed_reply(job.head_sha), "fixed") for p in plan.gone]
     closings += [(c.comment, render.replaced_reply(c.why), "replaced") for c in plan.replaced]
     for p, reply, kind in closings:

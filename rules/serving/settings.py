@@ -43,7 +43,7 @@ from rules.context import ReviewContext
 from rules.document import Document
 from rules.serving import defaults
 from rules.serving.defaults import Assumed
-from rules.serving.recipe_points import JsonArg, Point, Role, Value, as_int, as_number, recipe_points
+from rules.serving.recipe_points import JsonArg, RecipePoint, Role, Value, as_int, as_number, recipe_points
 from rules.added import added_in, anchor
 
 GB = 10**9
@@ -902,7 +902,7 @@ class BenchmarkPoint:
         return sorted(seen.values(), key=lambda c: -c.value)[:MAX_CONCURRENCIES]
 
 
-def _layout(point: Point, role: Role) -> dict[str, Setting | None]:
+def _layout(point: RecipePoint, role: Role) -> dict[str, Setting | None]:
     out: dict[str, Setting | None] = {}
     if point.schema == 2:
         block = point.tree.get("roles", {}).get(role.name, {}) if isinstance(point.tree.get("roles"), dict) else {}
@@ -927,7 +927,7 @@ def _layout(point: Point, role: Role) -> dict[str, Setting | None]:
     return out
 
 
-def _concurrencies(point: Point) -> tuple[list[Concurrency], list[str]]:
+def _concurrencies(point: RecipePoint) -> tuple[list[Concurrency], list[str]]:
     out, unknown = [], []
     v = point.get("benchmark", "concurrencies")
     if v is not None:
@@ -953,7 +953,7 @@ def _concurrencies(point: Point) -> tuple[list[Concurrency], list[str]]:
     return out, unknown
 
 
-def _scenario(point: Point, path: str) -> tuple[str | None, Setting | None]:
+def _scenario(point: RecipePoint, path: str) -> tuple[str | None, Setting | None]:
     bt = point.get("benchmark", "type")
     t = str(bt.value).strip().lower() if bt is not None and bt.value is not None else None
     setting = Setting(bt.value, bt.line, "benchmark.type") if bt is not None else None
@@ -967,7 +967,7 @@ def _scenario(point: Point, path: str) -> tuple[str | None, Setting | None]:
     return None, setting
 
 
-def benchmark_points(ctx: ReviewContext | None, path: str, pts: list[Point], doc: Document | None = None) -> list[BenchmarkPoint]:
+def benchmark_points(ctx: ReviewContext | None, path: str, pts: list[RecipePoint], doc: Document | None = None) -> list[BenchmarkPoint]:
     """Every point of a recipe as engine settings plus its benchmark (the pure builder)."""
     masters = master_points(ctx, path) if ctx is not None else []
     out = []
@@ -1018,12 +1018,12 @@ def master_label(bp: BenchmarkPoint, es: EngineSettings) -> list[tuple[MasterPoi
     return out
 
 
-def _resources(p: Point) -> dict:
+def _resources(p: RecipePoint) -> dict:
     v = p.get("resources")
     return v.value if v is not None and isinstance(v.value, dict) else {}
 
 
-def _colocated(p: Point) -> Setting | None:
+def _colocated(p: RecipePoint) -> Setting | None:
     v = p.get("backend", "allow_prefill_decode_colocation")
     return Setting(True, v.line, "backend.allow_prefill_decode_colocation") if v is not None and v.value is True else None
 
