@@ -33,9 +33,10 @@ import requests
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from netutil import free_port, wait_http  # noqa: E402
+
 from bot import demo  # noqa: E402
 from bot.webhook import sign  # noqa: E402
-from netutil import free_port, wait_http  # noqa: E402
 
 
 def pct(values: list[float], p: float) -> float:
@@ -142,9 +143,9 @@ def ack_latency(tmp: Path) -> dict:
 
 def review_latency(tmp: Path, rounds: int) -> tuple[list[float], list[int]]:
     from bot.app import build_bot, create_app
-    from fakegithub.server import FakeGitHub
     from bot.serving import BackgroundServer
     from bot.settings import Settings
+    from fakegithub.server import FakeGitHub
 
     repo = tmp / "repo2"
     base, head = demo.build_repo(repo)

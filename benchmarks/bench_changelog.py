@@ -21,7 +21,6 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from rules.changeset import ChangeSet, FileChange  # noqa: E402
 from rules.changelog.checks import (  # noqa: E402
     changelog_append_only_mixed,
     changelog_entry_invalid,
@@ -32,6 +31,7 @@ from rules.changelog.checks import (  # noqa: E402
     changelog_pr_link_wrong,
     changelog_separator_irregular,
 )
+from rules.changeset import ChangeSet, FileChange  # noqa: E402
 from rules.document import parse_yaml  # noqa: E402
 from rules.runner import run  # noqa: E402
 

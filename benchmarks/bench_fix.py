@@ -29,6 +29,7 @@ for p in (ROOT, ROOT / "benchmarks"):
         sys.path.insert(0, str(p))
 
 from bench_changelog import NEW, REPO, _p95, build_changelog, insert_five_from_end  # noqa: E402
+
 from rules.changelog.analysis import changelog_diffs  # noqa: E402
 from rules.changelog.fix import _YAML_CHECKED, fix_changelog  # noqa: E402
 from rules.changeset import ChangeSet, FileChange  # noqa: E402

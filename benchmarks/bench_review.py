@@ -22,8 +22,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_changelog import NEW, REPO, build_changelog  # noqa: E402
 
 from rules.changeset import ChangeSet, FileChange  # noqa: E402
-from rules.runner import run  # noqa: E402
 from rules.registry import ALL_RULES  # noqa: E402
+from rules.runner import run  # noqa: E402
 
 SNAP = ROOT / ".." / "shared" / "inferencex" / "snapshot"
 

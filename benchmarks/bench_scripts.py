@@ -37,8 +37,8 @@ from bot.localgit import changeset_from_git  # noqa: E402
 from rules.changeset import ChangeSet  # noqa: E402
 from rules.config import EngineConfig  # noqa: E402
 from rules.context import ReviewContext  # noqa: E402
-from rules.runner import run  # noqa: E402
 from rules.registry import ALL_RULES  # noqa: E402
+from rules.runner import run  # noqa: E402
 from rules.scripts import shellcheck  # noqa: E402
 
 DEFAULT_BUNDLE = ROOT / ".." / "shared" / "inferencex" / "ix-dev.bundle"

@@ -54,12 +54,12 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bot.localgit import _patch_of  # noqa: E402
-from rules.changeset import ChangeSet, FileChange  # noqa: E402
-from rules.fix import plan_fix, with_heads  # noqa: E402
 from rules.changelog.gates import changelog_gates  # noqa: E402
+from rules.changeset import ChangeSet, FileChange  # noqa: E402
 from rules.context import ReviewContext  # noqa: E402
-from rules.runner import run  # noqa: E402
+from rules.fix import plan_fix, with_heads  # noqa: E402
 from rules.registry import by_code  # noqa: E402
+from rules.runner import run  # noqa: E402
 
 SHARED = ROOT / ".." / "shared" / "inferencex"
 BUNDLE = SHARED / "ix-dev.bundle"

@@ -34,9 +34,17 @@ from hypothesis import strategies as st  # noqa: E402
 
 from rules.changeset import ChangeSet, FileChange  # noqa: E402
 from rules.runner import CRASH_CODE, run  # noqa: E402
-from tests.fuzz.strategies import (ADVERSARIAL_FULL, EVENTS, HEADER_NAMES, PATHS, changesets,  # noqa: E402
-                                   header_values, mutated_payload, valid_like_payloads, webhook_bodies)
-
+from tests.fuzz.strategies import (  # noqa: E402
+    ADVERSARIAL_FULL,
+    EVENTS,
+    HEADER_NAMES,
+    PATHS,
+    changesets,
+    header_values,
+    mutated_payload,
+    valid_like_payloads,
+    webhook_bodies,
+)
 
 BUDGET_S = 2.0
 

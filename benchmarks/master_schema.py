@@ -43,10 +43,10 @@ from ruamel.yaml import YAML  # noqa: E402
 from benchmarks.changelog_gates import BUNDLE, git, mirror, show  # noqa: E402
 from rules import conventions as C  # noqa: E402
 from rules.changeset import ChangeSet, FileChange  # noqa: E402
-from rules.runner import run  # noqa: E402
 from rules.master.analysis import _scan  # noqa: E402
 from rules.master.checks import master_config_schema_invalid as rr104  # noqa: E402
 from rules.master.schema import validate_key  # noqa: E402
+from rules.runner import run  # noqa: E402
 
 DIRS = (".github/configs", "configs")
 NAMES = ("amd-master.yaml", "nvidia-master.yaml")

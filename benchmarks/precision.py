@@ -49,8 +49,8 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -308,8 +308,8 @@ def evaluate(bundle: Path | None = None, repo: Path | None = None, findings_path
 
 def to_judge_packets(rep: dict) -> dict:
     """The unjudged sampled findings, grouped by rule family, with each rule's documentation."""
-    from rules.runner import doc_sections
     from rules.registry import ALL_RULES
+    from rules.runner import doc_sections
 
     docs = {m.CODE: m for m in ALL_RULES}
     families: dict[str, list[dict]] = defaultdict(list)

@@ -24,8 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from rules.changeset import ChangeSet, FileChange  # noqa: E402
-from rules.runner import run  # noqa: E402
 from rules.registry import ALL_RULES  # noqa: E402
+from rules.runner import run  # noqa: E402
 
 SHARED = ROOT / ".." / "shared" / "inferencex"
 RULES = [r for r in ALL_RULES if "RR201" <= r.CODE <= "RR249"]

@@ -39,7 +39,6 @@ if str(ROOT) not in sys.path:
 
 from rules.changelog.analysis import changelog_diffs  # noqa: E402
 from rules.changelog.changes import REVERT_TITLE  # noqa: E402
-from rules.changeset import ChangeSet  # noqa: E402
 from rules.changelog.checks import (  # noqa: E402
     changelog_append_only_mixed,
     changelog_base_unterminated,
@@ -53,6 +52,7 @@ from rules.changelog.checks import (  # noqa: E402
     changelog_separator_irregular,
     changelog_whitespace_only_line,
 )
+from rules.changeset import ChangeSet  # noqa: E402
 from rules.context import ReviewContext  # noqa: E402
 from rules.runner import run  # noqa: E402
 

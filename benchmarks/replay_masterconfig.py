@@ -31,21 +31,21 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from rules.changeset import ChangeSet, FileChange  # noqa: E402
 from rules.changelog.checks import (  # noqa: E402
     changed_config_not_selected,
     changelog_config_key_unknown,
     changelog_entry_missing,
     changelog_entry_missing_for_cleanup,
 )
+from rules.changeset import ChangeSet, FileChange  # noqa: E402
+from rules.context import ReviewContext  # noqa: E402
+from rules.master.analysis import master_files  # noqa: E402
 from rules.master.checks import (  # noqa: E402
     master_image_not_public,
     master_image_unpinned,
     master_key_prefix_mismatch,
 )
-from rules.context import ReviewContext  # noqa: E402
 from rules.runner import run  # noqa: E402
-from rules.master.analysis import master_files  # noqa: E402
 
 SHARED = ROOT / ".." / "shared" / "inferencex"
 MASTER_NAMES = ("nvidia-master.yaml", "amd-master.yaml")

@@ -36,10 +36,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bot import demo  # noqa: E402
-from bot.webhook import sign  # noqa: E402
 from netutil import free_port, wait_http  # noqa: E402
 from soak import build_repo  # noqa: E402
+
+from bot import demo  # noqa: E402
+from bot.webhook import sign  # noqa: E402
 
 SECRET = "throughput-secret"
 BUSY_RATE = 20  # redeliveries per second while the workers are busy

@@ -13,7 +13,7 @@ from bot.jobs import Deps, execute
 from bot.queue import JobQueue, ThreadQueue
 from bot.routing import Router
 from bot.settings import Settings
-from bot.store import SqliteStore, DeliveryStore
+from bot.store import DeliveryStore, SqliteStore
 from bot.webhook import bp
 
 log = logging.getLogger(__name__)

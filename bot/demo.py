@@ -82,10 +82,10 @@ def run_demo(workdir: Path, timeout: float = 60.0) -> dict:
     import requests
 
     from bot.app import build_bot, create_app
-    from fakegithub.server import FakeGitHub
     from bot.serving import BackgroundServer
     from bot.settings import Settings
     from bot.webhook import sign
+    from fakegithub.server import FakeGitHub
 
     base, head = build_repo(workdir / "repo")
     fake = FakeGitHub(workdir / "repo", repo=REPO)

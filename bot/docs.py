@@ -23,8 +23,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from bot import __version__, commands
-from rules.runner import doc_sections
 from rules.registry import ALL_RULES
+from rules.runner import doc_sections
 
 BLOCKS = {
     "rules": ("<!-- rules:start -->", "<!-- rules:end -->"),

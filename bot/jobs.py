@@ -40,7 +40,7 @@ class Deps:
     store: object | None = None  # bot.store.DeliveryStore: heads a job learns (`/fix` pushes one)
 
     @classmethod
-    def from_settings(cls, settings: Settings, submit=None, store=None) -> "Deps":
+    def from_settings(cls, settings: Settings, submit=None, store=None) -> Deps:
         return cls(settings, lambda inst: PyGithubPort(client_for(settings, inst)), submit, store=store)
 
 

@@ -157,7 +157,7 @@ class View:
     ignores: dict[str, Ignore]
 
     @classmethod
-    def of(cls, findings: Iterable[Finding], ignores: Mapping[str, Ignore] | None = None) -> "View":
+    def of(cls, findings: Iterable[Finding], ignores: Mapping[str, Ignore] | None = None) -> View:
         """Every finding grouped and shown in the summary, none inline (no posted comments to compare)."""
         counted, ignored = split_ignored(findings, ignores or {})
         return cls(items_of(counted), set(), ignored, dict(ignores or {}))

@@ -9,9 +9,9 @@ from urllib.parse import quote, unquote
 
 from bot import __version__
 from bot.present import Item, View
-from rules.runner import Report, doc_sections
 from rules.finding import Check, Finding
 from rules.registry import by_code
+from rules.runner import Report, doc_sections
 
 MARKER_PREFIX = "recipe-review"
 SUMMARY_MARKER = f"<!-- {MARKER_PREFIX}:summary -->"

@@ -10,7 +10,7 @@ Handler = Callable[[dict, str], list[dict]]  # (payload, delivery_id) -> jobs
 class Router:
     """`@router.register("pull_request", "opened", "synchronize")`; Router(*subrouters) composes."""
 
-    def __init__(self, *others: "Router"):
+    def __init__(self, *others: Router):
         self._routes: dict[tuple[str, str | None], list[Handler]] = defaultdict(list)
         for o in others:
             for k, v in o._routes.items():

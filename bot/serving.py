@@ -16,7 +16,7 @@ class BackgroundServer:
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
                                         name=f"http-{self.port}", daemon=True)
 
-    def start(self) -> "BackgroundServer":
+    def start(self) -> BackgroundServer:
         self._thread.start()
         return self
 

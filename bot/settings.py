@@ -82,7 +82,7 @@ class Settings(BaseSettings):
         return normalize_private_key(value) if isinstance(value, str) and value.strip() else value
 
     @model_validator(mode="after")
-    def _auth_is_consistent(self) -> "Settings":
+    def _auth_is_consistent(self) -> Settings:
         if self.github_app_id is not None and not (self.github_private_key or self.github_private_key_path):
             raise ValueError("GITHUB_APP_ID needs GITHUB_PRIVATE_KEY or GITHUB_PRIVATE_KEY_PATH")
         return self

@@ -16,8 +16,8 @@ import logging
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from bot import metrics
-from bot.job_types import CommandJob, Job, ReviewJob
 from bot.handlers.events import PayloadError
+from bot.job_types import CommandJob, Job, ReviewJob
 
 log = logging.getLogger(__name__)
 bp = Blueprint("webhook", __name__)

@@ -64,7 +64,7 @@ class Contract:
         self._lock = threading.Lock()
 
     @classmethod
-    def from_dir(cls, directory: Path) -> "Contract":
+    def from_dir(cls, directory: Path) -> Contract:
         directory = Path(directory)
         sdl = next((p for p in (directory / GRAPHQL_FILE, directory / GRAPHQL_FILE[:-3]) if p.exists()), None)
         api = next((p for p in (directory / OPENAPI_FILE, directory / OPENAPI_FILE[:-3]) if p.exists()), None)

@@ -10,6 +10,7 @@ import re
 import subprocess
 import threading
 from dataclasses import dataclass, field
+from datetime import UTC
 from pathlib import Path
 
 # GitHub omits `patch` when one file's diff exceeds 20,000 lines or 500 KB of raw diff
@@ -257,9 +258,9 @@ def _hunks(chunk: str) -> str | None:
 
 def _utc(iso: str) -> str:
     """git's strict ISO date (with offset) → GitHub's `YYYY-MM-DDTHH:MM:SSZ`."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     try:
-        return datetime.fromisoformat(iso).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return datetime.fromisoformat(iso).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     except ValueError:
         return iso

@@ -98,7 +98,7 @@ class FakeGitHub(GitHubState):
     def __init__(self, repo_dir: Path, repo: str = "octo/bench", fault_rate: float = 0.0,
                  fault_seed: int | None = None, collaborators: dict | None = None, default_branch: str = "main",
                  app_slug: str = "recipe-review", app_id: int = 1, installation_id: int = 1,
-                 contract: "contracts.Contract | None" = _DEFAULT):
+                 contract: contracts.Contract | None = _DEFAULT):
         super().__init__(Path(repo_dir), repo=repo, collaborators=collaborators, default_branch=default_branch,
                          app_slug=app_slug, app_id=app_id, installation_id=installation_id)
         self.fault_rate = float(fault_rate)
@@ -166,7 +166,7 @@ class FakeGitHub(GitHubState):
             self._thread.join(timeout=5)
             self._thread = None
 
-    def __enter__(self) -> "FakeGitHub":
+    def __enter__(self) -> FakeGitHub:
         self.start()
         return self
 

@@ -8,7 +8,7 @@ import base64
 import time
 import zlib
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from urllib.parse import quote
 
 REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes")
@@ -16,7 +16,7 @@ DOCS = "https://docs.github.com/rest"
 
 
 def now_iso(t: float | None = None) -> str:
-    return datetime.fromtimestamp(time.time() if t is None else t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.fromtimestamp(time.time() if t is None else t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def node_id(prefix: str, n: int | str) -> str:

@@ -7,9 +7,9 @@ from rules import config as _config
 from rules.changeset import ChangeSet, FileChange
 from rules.config import EngineConfig
 from rules.document import Document, parse_yaml
-from rules.runner import Report, run
 from rules.finding import Check, Finding, Passed, Problem, Severity, Skipped
 from rules.registry import ALL_RULES
+from rules.runner import Report, run
 
 
 def load_config(data: Mapping | None) -> tuple[EngineConfig, list[str]]:

@@ -160,7 +160,7 @@ class ChangeSet:
                 yield p
 
     @classmethod
-    def from_record(cls, record: Mapping, pr_number: int | None = None) -> "ChangeSet":
+    def from_record(cls, record: Mapping, pr_number: int | None = None) -> ChangeSet:
         """Build from a replay record: {"number", "title", "files": [{filename, status, ...}]}.
 
         Raises ValueError naming the field when the record is malformed.

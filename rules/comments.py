@@ -9,7 +9,6 @@ comment (`key: 1  # note`) is a block of its own that annotates its own line.
 from __future__ import annotations
 
 import functools
-
 import re
 from dataclasses import dataclass
 

@@ -35,11 +35,11 @@ master configs are reported as not schema-checked rather than judged by an older
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 
 def _ts(text: str) -> int:
-    return int(datetime.fromisoformat(text).replace(tzinfo=timezone.utc).timestamp())
+    return int(datetime.fromisoformat(text).replace(tzinfo=UTC).timestamp())
 
 
 # Commit times (UTC) of the changes in the table above.
@@ -77,7 +77,7 @@ OLD_REPO = "InferenceMAX/InferenceMAX"
 
 
 def _date(ts: int) -> str:
-    return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%d")
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d")
 
 
 @dataclass(frozen=True)

@@ -55,7 +55,7 @@ class Skipped:
     # A problem the rule found but cannot prove at this revision (a convention no gate enforces and
     # the base has not written down): not this rule's finding; `changelog-convention-unwritten`
     # reports it as a nit.
-    unproven: "Problem | None" = field(default=None, compare=False)
+    unproven: Problem | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, order=True)

@@ -28,8 +28,8 @@ from rules.changelog.fix import fix_changelog, history_repo, raw_change_error
 from rules.changeset import ChangeSet
 from rules.config import EngineConfig
 from rules.context import ReviewContext
-from rules.runner import Report, run
 from rules.finding import Finding
+from rules.runner import Report, run
 
 # Codes the changelog rebuild repairs, and what each selects inside it.
 REBUILD_CODES = frozenset({"RR001", "RR002", "RR006", "RR007"})

@@ -6,9 +6,9 @@ import re
 from dataclasses import dataclass, field
 
 from rules.changeset import ChangeSet
+from rules.comments import clear_caches as _clear_comment_caches
 from rules.config import EngineConfig, path_matches
 from rules.context import ReviewContext
-from rules.comments import clear_caches as _clear_comment_caches
 from rules.document import clear_caches as _clear_document_caches
 from rules.finding import Check, Finding, Passed, Problem, Severity, Skipped
 from rules.registry import ALL_RULES

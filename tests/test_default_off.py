@@ -1,9 +1,9 @@
 """A rule judged below its precision bar is off by default and a repository can switch it on."""
-from rules.changeset import ChangeSet, FileChange
 from rules import load_config
+from rules.changeset import ChangeSet, FileChange
 from rules.config import EngineConfig
-from rules.runner import run
 from rules.registry import ALL_RULES
+from rules.runner import run
 
 
 def _script_only_change() -> ChangeSet:

@@ -90,7 +90,7 @@ class Image:
                 raise AssertionError(f"tests/test_image.py does not know the Dockerfile's command `{part.strip()}`")
 
     @classmethod
-    def build(cls, root: Path, python: Path) -> "Image":
+    def build(cls, root: Path, python: Path) -> Image:
         image = cls(root, python)
         for c in dockerfile.parse_file(str(ROOT / "Dockerfile")):
             if c.cmd == "FROM":

@@ -16,9 +16,9 @@ import jsonschema
 import pytest
 
 from bot import __version__, demo, output
-from rules.runner import Report
 from rules.finding import Finding, Severity
 from rules.registry import ALL_RULES
+from rules.runner import Report
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -25,16 +25,16 @@ from bot import diff, lifecycle, render, sweep
 from bot.github import FileInfo, GitHubError, GitHubPort, Snapshot
 from bot.present import problem_key
 from bot.reconcile import InlineComment, PostedComment, ReviewPlan, ignores_from, plan_review
-from rules.changeset import ChangeSet, FileChange
+from rules import load_config
 from rules.changelog.analysis import changelog_diffs
 from rules.changelog.changes import changelog_candidates
-from rules import load_config
+from rules.changeset import ChangeSet, FileChange
 from rules.config import EngineConfig, Paths, RepoConfig, path_matches
 from rules.context import ReviewContext
 from rules.document import parse_yaml
-from rules.runner import Report, run
 from rules.fix import has_fix
 from rules.policy import policy_paths
+from rules.runner import Report, run
 from rules.scripts.resolve import needed_paths, script_dirs
 
 log = logging.getLogger(__name__)

@@ -29,8 +29,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from rules.changelog.analysis import (ChangelogDiff, Entry, _Builder, _split, changelog_diffs, new_entry_items,
-                                      signature)
+from rules.changelog.analysis import ChangelogDiff, Entry, _Builder, _split, changelog_diffs, new_entry_items, signature
 from rules.changelog.gates import gates_for
 
 # Past this many entries a file is not split to count signatures (the real file has ~800).

@@ -35,8 +35,9 @@ from __future__ import annotations
 import bisect
 import difflib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Literal, Optional
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ruamel.yaml import YAML
@@ -248,10 +249,10 @@ class _LaxEntry(BaseModel):
     pr_link: str = Field(alias="pr-link")
     evals_only: bool = Field(alias="evals-only", default=False)
     all_evals: bool = Field(alias="all-evals", default=False)
-    scenario_type: Optional[list[Literal["fixed-seq-len", "agentic-coding"]]] = Field(
+    scenario_type: list[Literal["fixed-seq-len", "agentic-coding"]] | None = Field(
         alias="scenario-type", default=None, min_length=1)
     append_only: bool = Field(alias="append-only", default=False)
-    eval_min_prefill_ep: Optional[int] = Field(alias="eval-min-prefill-ep", default=None, ge=1)
+    eval_min_prefill_ep: int | None = Field(alias="eval-min-prefill-ep", default=None, ge=1)
 
 
 class _Dec2025Entry(BaseModel):

@@ -35,7 +35,7 @@ from typing import Any
 
 from rules.changelog.analysis import Entry, changelog_diffs
 from rules.finding import Passed, Problem
-from rules.master.analysis import changed_keys, key_info, match_keys, master_keys, parse_image
+from rules.master.analysis import changed_keys, key_info, master_keys, match_keys, parse_image
 from rules.master.matrix import conc_values, scenarios_of
 
 MAX_ITEM_CHARS = 4_000
@@ -874,7 +874,7 @@ class _Settings:
     env_old: set[str] = field(default_factory=set)
     lines_old: set[int] = field(default_factory=set)
 
-    def merge(self, o: "_Settings") -> None:
+    def merge(self, o: _Settings) -> None:
         self.flags |= o.flags
         self.env |= o.env
         for line, flag in o.value_lines.items():

@@ -87,7 +87,7 @@ class KeyInfo:
     line: int  # 1-based line of `key:`
     end_line: int  # last line of the block that is not blank or a comment
     text: str  # raw block text, from the key line through end_line
-    _file: "MasterFile | None" = field(default=None, repr=False)
+    _file: MasterFile | None = field(default=None, repr=False)
     _parsed: tuple[Any, str | None] | None = field(default=None, repr=False)
 
     def _parse(self) -> tuple[Any, str | None]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
-from typing import Any, ClassVar, List, Literal, Optional, Union
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticCustomError
@@ -109,11 +109,11 @@ class ComponentMetadata(_Model):
 
 class KVOffloadBackendMetadata(_Model):
     name: str = Field(min_length=1)
-    version: Optional[str] = Field(default=None, min_length=1)
+    version: str | None = Field(default=None, min_length=1)
 
     @field_validator("version")
     @classmethod
-    def _not_image(cls, version: Optional[str]) -> Optional[str]:
+    def _not_image(cls, version: str | None) -> str | None:
         if version is not None and version.startswith("image:"):
             raise ValueError("component version must be a release, package version, or source commit, not an "
                              "image reference")
@@ -151,8 +151,8 @@ class WorkerConfig(_Model):
     pcp_size: int = Field(default=1, alias="pcp-size", gt=0, strict=True)
     ep: int
     dp_attn: bool = Field(alias="dp-attn")
-    hardware: Optional[str] = Field(default=None, min_length=1)
-    additional_settings: Optional[List[str]] = Field(default=[], alias="additional-settings")
+    hardware: str | None = Field(default=None, min_length=1)
+    additional_settings: list[str] | None = Field(default=[], alias="additional-settings")
 
     @model_validator(mode="after")
     def _topology(self, info: ValidationInfo):
@@ -187,13 +187,13 @@ class SingleNodeSearchSpaceEntry(_Model):
     pp: int = Field(default=1, gt=0, strict=True)
     dcp_size: int = Field(default=1, alias="dcp-size", gt=0, strict=True)
     pcp_size: int = Field(default=1, alias="pcp-size", gt=0, strict=True)
-    ep: Optional[int] = None
+    ep: int | None = None
     spec_decoding: Literal["mtp", "draft_model", "none"] = Field(default="none", alias="spec-decoding")
-    dp_attn: Optional[bool] = Field(default=None, alias="dp-attn")
-    router: Optional[ComponentMetadata] = None
-    conc_start: Optional[int] = Field(default=None, alias="conc-start")
-    conc_end: Optional[int] = Field(default=None, alias="conc-end")
-    conc_list: Optional[List[int]] = Field(default=None, alias="conc-list")
+    dp_attn: bool | None = Field(default=None, alias="dp-attn")
+    router: ComponentMetadata | None = None
+    conc_start: int | None = Field(default=None, alias="conc-start")
+    conc_end: int | None = Field(default=None, alias="conc-end")
+    conc_list: list[int] | None = Field(default=None, alias="conc-list")
 
     @model_validator(mode="after")
     def _checks(self, info: ValidationInfo):
@@ -208,11 +208,11 @@ class MultiNodeSearchSpaceEntry(_Model):
     spec_decoding: Literal["mtp", "draft_model", "none"] = Field(default="none", alias="spec-decoding")
     prefill: WorkerConfig
     decode: WorkerConfig
-    router: Optional[ComponentMetadata] = None
-    kv_p2p_transfer: Optional[str] = Field(default=None, alias="kv-p2p-transfer", min_length=1)
-    conc_start: Optional[int] = Field(default=None, alias="conc-start")
-    conc_end: Optional[int] = Field(default=None, alias="conc-end")
-    conc_list: Optional[List[int]] = Field(default=None, alias="conc-list")
+    router: ComponentMetadata | None = None
+    kv_p2p_transfer: str | None = Field(default=None, alias="kv-p2p-transfer", min_length=1)
+    conc_start: int | None = Field(default=None, alias="conc-start")
+    conc_end: int | None = Field(default=None, alias="conc-end")
+    conc_list: list[int] | None = Field(default=None, alias="conc-list")
 
     @model_validator(mode="after")
     def _checks(self, info: ValidationInfo):
@@ -225,13 +225,13 @@ class MultiNodeSearchSpaceEntry(_Model):
 class SingleNodeSeqLenConfig(_Model):
     isl: int
     osl: int
-    search_space: List[SingleNodeSearchSpaceEntry] = Field(alias="search-space")
+    search_space: list[SingleNodeSearchSpaceEntry] = Field(alias="search-space")
 
 
 class MultiNodeSeqLenConfig(_Model):
     isl: int
     osl: int
-    search_space: List[MultiNodeSearchSpaceEntry] = Field(alias="search-space")
+    search_space: list[MultiNodeSearchSpaceEntry] = Field(alias="search-space")
 
 
 _OFFLOADING_OLD = ("none", "cpu", "ssd")
@@ -240,24 +240,24 @@ _OFFLOADING_MORE = ("none", "cpu", "ssd", "lmcache", "lmcache-mp", "hicache")
 
 class AgenticCodingSearchSpaceEntry(_Model):
     era: ClassVar[str] = "AgenticSearchSpace"
-    tp: Optional[int] = None
+    tp: int | None = None
     pp: int = Field(default=1, gt=0, strict=True)
     dcp_size: int = Field(default=1, alias="dcp-size", gt=0, strict=True)
     pcp_size: int = Field(default=1, alias="pcp-size", gt=0, strict=True)
-    ep: Optional[int] = None
-    dp_attn: Optional[bool] = Field(default=None, alias="dp-attn")
+    ep: int | None = None
+    dp_attn: bool | None = Field(default=None, alias="dp-attn")
     spec_decoding: Literal["mtp", "draft_model", "none"] = Field(default="none", alias="spec-decoding")
-    prefill: Optional[WorkerConfig] = None
-    decode: Optional[WorkerConfig] = None
+    prefill: WorkerConfig | None = None
+    decode: WorkerConfig | None = None
     offloading: Literal["none", "cpu", "ssd", "lmcache", "lmcache-mp", "hicache"] = Field(default="none")
-    kv_offloading: Optional[Literal["none", "dram"]] = Field(default=None, alias="kv-offloading")
-    kv_offload_backend: Optional[Union[KVOffloadBackendMetadata, str]] = Field(default=None,
+    kv_offloading: Literal["none", "dram"] | None = Field(default=None, alias="kv-offloading")
+    kv_offload_backend: KVOffloadBackendMetadata | str | None = Field(default=None,
                                                                                 alias="kv-offload-backend")
-    router: Optional[ComponentMetadata] = None
-    kv_p2p_transfer: Optional[str] = Field(default=None, alias="kv-p2p-transfer", min_length=1)
-    conc_start: Optional[int] = Field(default=None, alias="conc-start")
-    conc_end: Optional[int] = Field(default=None, alias="conc-end")
-    conc_list: Optional[List[int]] = Field(default=None, alias="conc-list")
+    router: ComponentMetadata | None = None
+    kv_p2p_transfer: str | None = Field(default=None, alias="kv-p2p-transfer", min_length=1)
+    conc_start: int | None = Field(default=None, alias="conc-start")
+    conc_end: int | None = Field(default=None, alias="conc-end")
+    conc_list: list[int] | None = Field(default=None, alias="conc-list")
 
     @field_validator("offloading")
     @classmethod
@@ -308,9 +308,9 @@ class AgenticCodingSearchSpaceEntry(_Model):
 
 class AgenticCodingConfig(_Model):
     era: ClassVar[str] = "AgenticCoding"
-    search_space: List[AgenticCodingSearchSpaceEntry] = Field(alias="search-space")
+    search_space: list[AgenticCodingSearchSpaceEntry] = Field(alias="search-space")
     duration: int = Field(default=1800)
-    dram_utilization: Optional[float] = Field(default=None, alias="dram-utilization", gt=0, le=1)
+    dram_utilization: float | None = Field(default=None, alias="dram-utilization", gt=0, le=1)
 
     @model_validator(mode="after")
     def _dram(self, info: ValidationInfo):
@@ -322,8 +322,8 @@ class AgenticCodingConfig(_Model):
 
 
 class SingleNodeScenarios(_Model):
-    fixed_seq_len: Optional[List[SingleNodeSeqLenConfig]] = Field(default=None, alias="fixed-seq-len")
-    agentic_coding: Optional[List[AgenticCodingConfig]] = Field(default=None, alias="agentic-coding")
+    fixed_seq_len: list[SingleNodeSeqLenConfig] | None = Field(default=None, alias="fixed-seq-len")
+    agentic_coding: list[AgenticCodingConfig] | None = Field(default=None, alias="agentic-coding")
 
     @model_validator(mode="after")
     def _one(self):
@@ -333,8 +333,8 @@ class SingleNodeScenarios(_Model):
 
 
 class MultiNodeScenarios(_Model):
-    fixed_seq_len: Optional[List[MultiNodeSeqLenConfig]] = Field(default=None, alias="fixed-seq-len")
-    agentic_coding: Optional[List[AgenticCodingConfig]] = Field(default=None, alias="agentic-coding")
+    fixed_seq_len: list[MultiNodeSeqLenConfig] | None = Field(default=None, alias="fixed-seq-len")
+    agentic_coding: list[AgenticCodingConfig] | None = Field(default=None, alias="agentic-coding")
 
     @model_validator(mode="after")
     def _one(self):
@@ -383,9 +383,9 @@ class SingleNodeMasterConfigEntry(_Model):
     runner: str
     multinode: Literal[False]
     disagg: bool = Field(default=False)
-    router: Optional[ComponentMetadata] = None
-    scenarios: Optional[SingleNodeScenarios] = None
-    seq_len_configs: Optional[List[SingleNodeSeqLenConfig]] = Field(default=None, alias="seq-len-configs")
+    router: ComponentMetadata | None = None
+    scenarios: SingleNodeScenarios | None = None
+    seq_len_configs: list[SingleNodeSeqLenConfig] | None = Field(default=None, alias="seq-len-configs")
 
     @model_validator(mode="after")
     def _checks(self, info: ValidationInfo):
@@ -406,10 +406,10 @@ class MultiNodeMasterConfigEntry(_Model):
     runner: str
     multinode: Literal[True]
     disagg: bool = Field(default=False)
-    router: Optional[ComponentMetadata] = None
-    kv_p2p_transfer: Optional[str] = Field(default=None, alias="kv-p2p-transfer", min_length=1)
-    scenarios: Optional[MultiNodeScenarios] = None
-    seq_len_configs: Optional[List[MultiNodeSeqLenConfig]] = Field(default=None, alias="seq-len-configs")
+    router: ComponentMetadata | None = None
+    kv_p2p_transfer: str | None = Field(default=None, alias="kv-p2p-transfer", min_length=1)
+    scenarios: MultiNodeScenarios | None = None
+    seq_len_configs: list[MultiNodeSeqLenConfig] | None = Field(default=None, alias="seq-len-configs")
 
     @model_validator(mode="after")
     def _checks(self, info: ValidationInfo):
@@ -424,7 +424,7 @@ class MultiNodeMasterConfigEntry(_Model):
 class SchemaError:
     """One reason the repository's master-config validation rejects a key."""
 
-    path: tuple[Union[str, int], ...]  # inside the key, with aliases (e.g. scenarios, fixed-seq-len, 0, …)
+    path: tuple[str | int, ...]  # inside the key, with aliases (e.g. scenarios, fixed-seq-len, 0, …)
     message: str  # pydantic's message, as the repository's validation prints it
     kind: str  # pydantic error type (missing, extra_forbidden, value_error, …)
     value: Any = None

@@ -86,13 +86,13 @@ class Arg:
 class Var:
     """A variable's value (a string, an array of Args, or Unknown) and where it was last set."""
 
-    value: "str | Unknown | None" = None
+    value: str | Unknown | None = None
     items: tuple[Arg, ...] | None = None  # array value
     path: str = ""
     line: int = 0
     exported: bool = False
 
-    def scalar(self) -> "str | Unknown":
+    def scalar(self) -> str | Unknown:
         if self.items is not None:
             if not self.items:
                 return ""
@@ -160,7 +160,7 @@ class Result:
     launches: list[Launch] = field(default_factory=list)
     sources: list[SourceEvent] = field(default_factory=list)
     vars: dict[str, Var] = field(default_factory=dict)
-    reads: dict[str, "str | Unknown | None"] = field(default_factory=dict)  # inputs read: name → value seen
+    reads: dict[str, str | Unknown | None] = field(default_factory=dict)  # inputs read: name → value seen
     notes: list[str] = field(default_factory=list)  # budget, depth, loops: why a result may be partial
     exited: bool = False
     questions: dict = field(default_factory=dict)  # (kind, path) → answer: what the listing and files said
@@ -176,7 +176,7 @@ class Files:
 
     def __init__(self, read: Callable[[str], bytes | None], exists: Callable[[str], bool | None],
                  is_dir: Callable[[str], bool | None], parse_cache: dict | None = None,
-                 shared: "SharedParses | None" = None):
+                 shared: SharedParses | None = None):
         self._read = read
         self._exists = exists
         self._is_dir = is_dir
@@ -342,7 +342,7 @@ class _Seg:
 class Interpreter:
     """Interpret one script (and what it sources or calls) with a given environment."""
 
-    def __init__(self, files: Files, env: Mapping[str, "str | Unknown | Var"] | None = None, cwd: str = "",
+    def __init__(self, files: Files, env: Mapping[str, str | Unknown | Var] | None = None, cwd: str = "",
                  arg0: str | None = None, args: Iterable[str] = (), max_steps: int = MAX_STEPS,
                  follow_library: bool = False):
         self.files = files
@@ -1062,7 +1062,7 @@ class Interpreter:
             self.depth -= 1
 
     # -- words -----------------------------------------------------------------------------------
-    def _string(self, node: Node | None, path: str) -> "str | Unknown":
+    def _string(self, node: Node | None, path: str) -> str | Unknown:
         """A word's value without field splitting (assignments, test operands, case values)."""
         if node is None:
             return ""
@@ -1074,7 +1074,7 @@ class Interpreter:
             out.append(s.text)
         return " ".join(out) if any(s.brk for s in segs) else "".join(out)
 
-    def _pattern(self, node: Node, path: str) -> "str | Unknown":
+    def _pattern(self, node: Node, path: str) -> str | Unknown:
         """A glob pattern: quoted parts match literally."""
         segs = self._segs(node, path, quoted=False)
         out = []
@@ -1223,7 +1223,7 @@ class Interpreter:
             out.append(_Seg(gap, quoted, shape=gap))
         return out
 
-    def _special(self, name: str, path: str, line: int) -> "str | Unknown | tuple[Arg, ...]":
+    def _special(self, name: str, path: str, line: int) -> str | Unknown | tuple[Arg, ...]:
         if name == "0":
             return self.arg0 or path
         if name.isdigit():
@@ -1407,7 +1407,7 @@ class Interpreter:
                 segs.append(_Seg(o.type, quoted, shape=o.type))
         return segs
 
-    def _pattern_of(self, operands: list[Node], path: str) -> "str | Unknown":
+    def _pattern_of(self, operands: list[Node], path: str) -> str | Unknown:
         out = []
         for o in operands:
             if not o.is_named:
@@ -1419,7 +1419,7 @@ class Interpreter:
         return "".join(out)
 
     @staticmethod
-    def _join(segs: list[_Seg]) -> "str | Unknown":
+    def _join(segs: list[_Seg]) -> str | Unknown:
         out = []
         for s in segs:
             if s.text is None:
@@ -1428,7 +1428,7 @@ class Interpreter:
         return "".join(out)
 
     # -- $(…) ------------------------------------------------------------------------------------
-    def _substitution(self, node: Node, path: str) -> "str | Unknown":
+    def _substitution(self, node: Node, path: str) -> str | Unknown:
         if self.depth >= MAX_DEPTH:
             return Unknown("command substitutions nest too deep")
         self.capture.append([])
@@ -1450,7 +1450,7 @@ class Interpreter:
             parts.append(o)
         return "".join(parts).rstrip("\n")
 
-    def _emit(self, text: "str | Unknown") -> None:
+    def _emit(self, text: str | Unknown) -> None:
         if self.capture:
             self.capture[-1].append(text)
 
@@ -1551,7 +1551,7 @@ class Interpreter:
         return val != ""
 
     # -- arithmetic --------------------------------------------------------------------------------
-    def _arith(self, e: Node, path: str) -> "int | Unknown":
+    def _arith(self, e: Node, path: str) -> int | Unknown:
         self._tick()
         t = e.type
         if t == "number":
@@ -1618,7 +1618,7 @@ class Interpreter:
                 return self._arith(kids[1] if c else kids[2], path)
         return Unknown(f"arithmetic `{text_of(e)[:40]}`")
 
-    def _int_value(self, v, name: str) -> "int | Unknown":
+    def _int_value(self, v, name: str) -> int | Unknown:
         if isinstance(v, Unknown):
             return v
         iv = _int(v)
@@ -1772,7 +1772,7 @@ def _b_printf(it, rest, path, line, words, env_prefix, end):
         target = args[1].text
         args = args[2:]
     if not args or any(not a.known for a in args):
-        out: "str | Unknown" = Unknown("printf of unknown values")
+        out: str | Unknown = Unknown("printf of unknown values")
     else:
         out = _printf(args[0].text or "", [a.text or "" for a in args[1:]])
     if target:
@@ -1782,7 +1782,7 @@ def _b_printf(it, rest, path, line, words, env_prefix, end):
     return True
 
 
-def _printf(fmt: str, args: list[str]) -> "str | Unknown":
+def _printf(fmt: str, args: list[str]) -> str | Unknown:
     """bash's printf for %s/%d/%q: the format is reused while arguments remain
     (`printf "%s, " 1 2 4` prints `1, 2, 4, `)."""
     out = []

@@ -225,7 +225,7 @@ class Script:
             stack.extend(n.children)
         return raw.decode("utf-8", "replace")
 
-    def statements(self) -> list["Command | Assignment"]:
+    def statements(self) -> list[Command | Assignment]:
         """Commands and standalone assignments (not `FOO=1 cmd` prefixes), in source order."""
         out: list[Command | Assignment] = [*self.commands, *(a for a in self.assignments if a.declaration != "prefix")]
         out.sort(key=lambda s: s.node.start_byte)
@@ -265,7 +265,7 @@ class Script:
         return out
 
     @cached_property
-    def heredocs(self) -> list[tuple["Node", str, bool]]:
+    def heredocs(self) -> list[tuple[Node, str, bool]]:
         """(the statement a here-document feeds, the body's text, whether the delimiter is quoted, so
         the body is passed on unexpanded) for every here-document."""
         out = []

@@ -39,11 +39,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from rules.added import added_in
 from rules.cache import LRU
 from rules.context import ReviewContext
 from rules.document import load_values
 from rules.master.analysis import KeyInfo, changed_keys, master_keys
-from rules.added import added_in
 from rules.scripts.interpret import Arg, Files, Interpreter, Launch, Result, Unknown, Var, WrittenFile
 from rules.scripts.names import candidates
 from rules.scripts.parse import SHARED_PARSES, Script, Unreadable, review_parses
@@ -435,7 +435,7 @@ class _Memo:
 
     def __init__(self, size: int = 256):
         self.size = size
-        self.entries: "OrderedDict[str, list[tuple[dict, dict, Any]]]" = OrderedDict()
+        self.entries: OrderedDict[str, list[tuple[dict, dict, Any]]] = OrderedDict()
         self.count = 0
 
     def get(self, name: str, env: dict, files: Files):

@@ -59,7 +59,7 @@ class ShellcheckResult:
     error: str | None = None
 
 
-_CACHE: "OrderedDict[str, ShellcheckResult]" = OrderedDict()
+_CACHE: OrderedDict[str, ShellcheckResult] = OrderedDict()
 _LOCK = threading.Lock()
 
 

@@ -33,8 +33,8 @@ so rather than pretending to more precision than the sources give.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 Version = tuple[int, ...]
 

@@ -31,12 +31,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
-from rules.context import ReviewContext
-from rules.serving.settings import (
-    DRAM_ENV, GB, BenchmarkPoint, EngineSettings, HostPool, fmt, line_text,
-)
-from rules.serving.recipe_points import as_int
 from rules.added import added_in
+from rules.context import ReviewContext
+from rules.serving.recipe_points import as_int
+from rules.serving.settings import (
+    DRAM_ENV,
+    GB,
+    BenchmarkPoint,
+    EngineSettings,
+    HostPool,
+    fmt,
+    line_text,
+)
 
 # Host DRAM of the runners (MiB), as in configs/runners.yaml `hardware:` of the Aug-2026 snapshot;
 # runners.yaml in the PR's context wins. GPU types whose hosts all have one size are listed too.

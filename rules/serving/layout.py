@@ -20,8 +20,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from rules.serving.settings import BenchmarkPoint, EngineSettings, where
 from rules.serving.recipe_points import as_int
+from rules.serving.settings import BenchmarkPoint, EngineSettings, where
 
 
 def nodes_needed(workers: int, gpus: int, gpn: int, spread: bool = False, per_node: int | None = None) -> int:

@@ -48,17 +48,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from rules.added import added_in
 from rules.comments import edited_lines, touched_lines
 from rules.context import ReviewContext
+from rules.document import parse_yaml
 from rules.master.analysis import master_keys
 from rules.master.matrix import entry_is_new
-from rules.serving.settings import (BenchmarkPoint, Concurrency, EngineSettings, MasterPoint, Setting,
-                                          settings_from)
-from rules.document import parse_yaml
-from rules.serving.recipe_points import JsonArg, Value, value_tree
-from rules.added import added_in
 from rules.scripts.interpret import Arg, Unknown, Var
 from rules.scripts.resolve import EngineCommand, Resolution, resolutions
+from rules.serving.recipe_points import JsonArg, Value, value_tree
+from rules.serving.settings import BenchmarkPoint, Concurrency, EngineSettings, MasterPoint, Setting, settings_from
 
 ENGINES = {"vllm": "vllm", "sglang": "sglang", "trt": "trtllm", "atom": "atom"}
 # trtllm-serve's command-line spellings → the YAML names the model reads.
@@ -85,7 +84,7 @@ class CommandSource:
     command: EngineCommand
     _flags: dict[str, list[Arg | None]] = field(default_factory=dict)
     args: dict = field(default_factory=dict)  # a trtllm-serve options file the script writes, as Values
-    options: "OptionsFile | None" = None
+    options: OptionsFile | None = None
 
     def __post_init__(self) -> None:
         self._flags = self.command.flags()
@@ -200,7 +199,7 @@ def _unplace(value: Any, unknowns: Mapping[str, str]) -> Any:
     return value
 
 
-def _file_value(node: Any, options: "OptionsFile | None") -> Value:
+def _file_value(node: Any, options: OptionsFile | None) -> Value:
     unknowns = options.unknowns if options is not None else {}
     if isinstance(node, Value):
         return Value(_unplace(node.value, unknowns), node.line, node.items)

@@ -39,12 +39,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Protocol
 
+from rules.added import added_in, anchor
 from rules.context import ReviewContext
 from rules.document import Document
 from rules.serving import defaults
 from rules.serving.defaults import Assumed
 from rules.serving.recipe_points import JsonArg, RecipePoint, Role, Value, as_int, as_number, recipe_points
-from rules.added import added_in, anchor
 
 GB = 10**9
 GIB = 2**30
@@ -751,7 +751,7 @@ def step_budget(es: EngineSettings) -> tuple[int, str] | None:
     return None
 
 
-def capture_need(bp: "BenchmarkPoint", es: EngineSettings) -> CaptureNeed | None:
+def capture_need(bp: BenchmarkPoint, es: EngineSettings) -> CaptureNeed | None:
     """The capture demand of a serving instance at the point's largest concurrency, or None
     (graphs off, no concurrency, or an unreadable capture setting). A rank never runs more in one
     step than its token budget (`step_budget`), so the need is bounded by it."""
@@ -791,7 +791,7 @@ class Capacity:
     lines: tuple[int | None, ...]
 
 
-def capacity(bp: "BenchmarkPoint") -> Capacity | str | None:
+def capacity(bp: BenchmarkPoint) -> Capacity | str | None:
     """The point's admission capacity; a reason when it cannot be told; None when an instance has
     no cap at all (SGLang without max-running-requests sizes it from the KV pool)."""
     total, parts, assumed, lines = 0, [], [], []

@@ -32,12 +32,11 @@ import tree_sitter
 
 from rules.cache import LRU
 from rules.context import ReviewContext
-from rules.serving.flags import canonical_env, canonical_flag, short_flags
-from rules.serving.defaults import image_version
-from rules.serving.flags import env_not_needed
-from rules.scripts.parse import Script, _parser, decode_script
 from rules.scripts.names import candidates, family_of, name_parts, vendor_of
+from rules.scripts.parse import Script, _parser, decode_script
 from rules.scripts.resolve import parsed, resolutions_of
+from rules.serving.defaults import image_version
+from rules.serving.flags import canonical_env, canonical_flag, env_not_needed, short_flags
 
 ENV_PREFIXES = ("SGLANG_", "VLLM_", "TRTLLM_", "TLLM_", "NCCL_", "RCCL_", "HIP_", "ROCM_", "HSA_", "AITER_", "ATOM_",
                 "CUDA_", "TORCH_", "PYTORCH_", "NVIDIA_", "MORI_", "UCX_", "FLASHINFER_", "NVSHMEM_", "MIOPEN_",

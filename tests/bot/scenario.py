@@ -10,10 +10,10 @@ import requests
 
 from bot import demo
 from bot.app import build_bot, create_app
-from fakegithub.server import FakeGitHub
 from bot.serving import BackgroundServer
 from bot.settings import Settings
 from bot.webhook import sign
+from fakegithub.server import FakeGitHub
 
 SECRET = "e2e-secret"
 WRITE_METHODS = {"POST", "PATCH", "PUT", "DELETE"}

@@ -7,8 +7,8 @@ import pytest
 from bot import render
 from bot.github import GitHubError, HeadInfo
 from bot.handlers.commands import _push_refused
-from rules.runner import Report
 from rules.finding import Finding, Severity
+from rules.runner import Report
 
 
 def finding(code, suggestion=None, line=3):

@@ -145,7 +145,7 @@ def test_the_group_is_edited_in_place_as_keys_are_fixed_then_resolved(huge):
 
 def test_a_rerun_past_the_inline_cap_writes_nothing(huge):
     """More items than `max_inline_comments`: the second run of the same head must not post the next batch."""
-    recipe = {"benchmarks/multi_node/r/bad-{}.yaml".format(i): "a: 1\nb: 2\nc: d: e\nf: 3\n" for i in range(3)}
+    recipe = {f"benchmarks/multi_node/r/bad-{i}.yaml": "a: 1\nb: 2\nc: d: e\nf: 3\n" for i in range(3)}
     h = huge(main_extra={".github/recipe-review.yml": "max_inline_comments: 2\n"})
     h.push(selected=[KEYS[0]], extra=recipe)
     state = h.settle()

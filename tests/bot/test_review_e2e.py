@@ -1,7 +1,6 @@
 """End to end over real HTTP: signed delivery → bot → PyGithub → the fake GitHub (git-backed)."""
 from __future__ import annotations
 
-
 from bot import demo
 from tests.bot.scenario import writes
 

@@ -8,7 +8,6 @@ import os
 import uuid
 
 import pytest
-
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -19,8 +18,14 @@ from bot.routing import Router
 from bot.settings import Settings
 from bot.store import SqliteStore
 from bot.webhook import sign
-from tests.fuzz.strategies import EVENTS, HEADER_NAMES, header_values, mutated_payload, valid_like_payloads, \
-    webhook_bodies
+from tests.fuzz.strategies import (
+    EVENTS,
+    HEADER_NAMES,
+    header_values,
+    mutated_payload,
+    valid_like_payloads,
+    webhook_bodies,
+)
 
 EXAMPLES = int(os.environ.get("RECIPE_REVIEW_FUZZ_EXAMPLES", "200"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,

@@ -28,20 +28,20 @@ from rules.claims.checks import (
     numeric_claim_disagrees_with_value,
     numeric_claim_false,
 )
+from rules.claims.parse import find_claims
+from rules.comments import blocks, yaml_comments
+from rules.context import ReviewContext
 from rules.general.checks import (
     header_comment_block,
 )
 from rules.recipe.checks import (
     recipe_container_mismatch,
 )
+from rules.runner import run
 from rules.scripts.checks import (
     expert_parallel_unconditional,
     mtp_script_missing_chat_template,
 )
-from rules.claims.parse import find_claims
-from rules.comments import blocks, yaml_comments
-from rules.context import ReviewContext
-from rules.runner import run
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "inferencex"
 RULES = [numeric_claim_false, numeric_claim_disagrees_with_value, header_comment_block,

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from rules.changeset import ChangeSet, FileChange
 from rules.changelog.checks import (
     changelog_config_key_unknown,
 )
+from rules.changeset import ChangeSet, FileChange
 from rules.master.checks import (
     master_image_not_public,
     master_image_unpinned,

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from rules.changeset import ChangeSet
-from rules.runner import run
 from rules.registry import ALL_RULES
+from rules.runner import run
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "inferencex"
 RULES = [r for r in ALL_RULES if "RR201" <= r.CODE <= "RR249"]

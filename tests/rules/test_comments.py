@@ -119,7 +119,7 @@ def test_fast_comment_column_matches_the_plain_scan(raw, quote):
 @given(st.text(alphabet="ab: -#'\"|>\n\n  \t?[]{},x1", max_size=120))
 def test_skipping_plain_lines_loses_no_comment(text):
     """The scan jumps over lines without `#`, quotes, `|` or `>`; visiting every line finds the same."""
-    from rules.comments import _yaml_comments, _BLOCK_SCALAR, _comment_text
+    from rules.comments import _BLOCK_SCALAR, _comment_text, _yaml_comments
 
     expected, quote, block = [], None, None
     for no, raw in enumerate(text.split("\n"), start=1):

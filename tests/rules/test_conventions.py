@@ -3,8 +3,16 @@ import dataclasses
 
 from rules.changeset import ChangeSet
 from rules.context import ReviewContext
-from rules.conventions import (APPEND_ONLY, CURRENT_REPO, OLD_REPO, ORG_RENAME, STRICT_VALIDATOR, Conventions, at,
-                               conventions)
+from rules.conventions import (
+    APPEND_ONLY,
+    CURRENT_REPO,
+    OLD_REPO,
+    ORG_RENAME,
+    STRICT_VALIDATOR,
+    Conventions,
+    at,
+    conventions,
+)
 
 
 def test_unknown_base_time_means_todays_conventions():

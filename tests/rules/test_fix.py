@@ -8,8 +8,16 @@ import pytest
 
 from rules.changeset import ChangeSet, FileChange
 from rules.finding import Problem, Severity
-from rules.fix import (CHANGELOG_CODES, SAFE_SUGGESTIONS, has_fix, hunks_patch, parse_codes, plan_fix, unified_diff,
-                       with_heads)
+from rules.fix import (
+    CHANGELOG_CODES,
+    SAFE_SUGGESTIONS,
+    has_fix,
+    hunks_patch,
+    parse_codes,
+    plan_fix,
+    unified_diff,
+    with_heads,
+)
 from rules.registry import ALL_RULES, by_code
 from tests.rules.changelog_helpers import BASE, NEW, PR, REPO, changeset, entry, insert_before
 
@@ -165,7 +173,8 @@ def _text(lines, final_newline):
 
 def test_unified_diff_round_trips_through_git_apply(tmp_path):
     """Property: for any edit of a file of repetitive lines, `git apply` of our diff gives the new file."""
-    from hypothesis import given, settings, strategies as st
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
 
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     line = st.sampled_from([b"x", b"y", b"", b"  ", b"- config-keys:", b"  pr-link: XXX"])

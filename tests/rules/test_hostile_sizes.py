@@ -1,9 +1,8 @@
 """Oversized and generated inputs stay bounded: a clear Skipped or finding, not minutes of work."""
 from rules import ChangeSet, FileChange, run
-from rules.scripts.checks import expert_parallel_unconditional
-from rules.scripts.checks import mtp_script_missing_chat_template
-from rules.master.analysis import WHOLE_FILE_KEYS, master_keys
 from rules.context import ReviewContext
+from rules.master.analysis import WHOLE_FILE_KEYS, master_keys
+from rules.scripts.checks import expert_parallel_unconditional, mtp_script_missing_chat_template
 from rules.scripts.parse import MAX_SCRIPT_BYTES
 
 

@@ -7,9 +7,9 @@ import pytest
 
 import rules
 from rules.config import RuleOptions
-from rules.runner import doc_sections
 from rules.finding import Severity
 from rules.registry import ALL_RULES, by_code
+from rules.runner import doc_sections
 from rules.written import WRITTEN, proof_problem
 
 ROOT = Path(rules.__file__).parent

@@ -16,11 +16,11 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from bot import demo, logs
 from bot.app import build_bot, create_app
-from fakegithub.server import FakeGitHub
 from bot.jobs import Deps, execute
 from bot.serving import BackgroundServer
 from bot.settings import Settings
 from bot.webhook import sign
+from fakegithub.server import FakeGitHub
 
 TOKEN = "ghp_" + "S3cretT0kenValue" * 2
 WEBHOOK_SECRET = "whsec-Sup3rS3cretValue-9f3a"

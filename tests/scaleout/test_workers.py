@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import time
+from collections import defaultdict
 
 import pytest
-from collections import defaultdict
 
 from bot.rq_mode import RQQueue, RQTuning
 from bot.settings import Settings

@@ -18,7 +18,7 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import yaml
@@ -26,8 +26,8 @@ import yaml
 from bot.cli import _load_repo_config
 from bot.localgit import changeset_from_git, config_at
 from rules.changeset import ChangeSet
-from rules.runner import Report, run
 from rules.registry import ALL_RULES
+from rules.runner import Report, run
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CASE_KINDS = ("violation", "control")
@@ -103,7 +103,7 @@ def _commit(repo: Path, tree: Path, message: str, when: str) -> None:
     _git(repo, "commit", "-q", "--allow-empty", "--no-verify", "-m", message, env=env)
 
 
-@lru_cache(maxsize=None)
+@cache
 def changeset(case: Case) -> tuple[ChangeSet, object]:
     """(the ChangeSet of the case, the EngineConfig of its base), built from a scratch repository."""
     meta = pr_meta(case)

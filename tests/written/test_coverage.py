@@ -7,8 +7,8 @@ that is not a known ID, is an error too (a fixture that tests nothing).
 """
 import pytest
 
-from rules.runner import CRASH_CODE
 from rules.registry import ALL_RULES
+from rules.runner import CRASH_CODE
 from rules.written import WRITTEN
 from tests.written.harness import CASE_KINDS, cases, declarations, enforcing, fired, fixture_ids, review
 

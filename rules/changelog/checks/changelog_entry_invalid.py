@@ -68,7 +68,7 @@ class ChangelogEntry(BaseModel):
     eval_min_prefill_ep: int | None = Field(None, alias="eval-min-prefill-ep", ge=1)
 
     @model_validator(mode="after")
-    def _append_only_alone(self) -> "ChangelogEntry":
+    def _append_only_alone(self) -> ChangelogEntry:
         if self.append_only:
             mixed = [k for k, on in (("evals-only", self.evals_only), ("all-evals", self.all_evals),
                                      ("eval-min-prefill-ep", self.eval_min_prefill_ep is not None)) if on]

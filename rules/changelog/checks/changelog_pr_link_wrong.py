@@ -36,8 +36,8 @@ from collections.abc import Iterator
 from rules.changelog.analysis import changelog_diffs, pr_link_line, pr_link_suggestion, pr_link_verdict, short
 from rules.changelog.gates import note
 from rules.config import RuleOptions
-from rules.conventions import conventions
 from rules.context import ReviewContext
+from rules.conventions import conventions
 from rules.finding import Passed, Problem, Severity, Skipped
 
 CODE = "RR004"

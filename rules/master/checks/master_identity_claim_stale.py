@@ -28,11 +28,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from rules.added import added_in
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
 from rules.master.analysis import changed_keys, master_keys
-from rules.added import added_in
 
 CODE = "RR108"
 NAME = "master-identity-claim-stale"

@@ -30,11 +30,11 @@ for k = 4 and max-num-seqs 24), then the prefill ladder.
 """
 from collections.abc import Iterator
 
+from rules.added import anchor
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
 from rules.serving.recipe_points import Capture, Once, captures, changed_recipes, points_note, where
-from rules.added import anchor
 
 CODE = "RR203"
 NAME = "capture-list-decode-misaligned"

@@ -26,11 +26,11 @@ last decode size divided by k + 1.
 """
 from collections.abc import Iterator
 
+from rules.added import anchor
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
 from rules.serving.recipe_points import Once, captures, changed_recipes, points_note, where
-from rules.added import anchor
 
 CODE = "RR204"
 NAME = "capture-list-decode-short"

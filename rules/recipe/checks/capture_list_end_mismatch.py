@@ -43,11 +43,11 @@ or drop it: vLLM derives it from the list.
 """
 from collections.abc import Iterator
 
+from rules.added import anchor
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
 from rules.serving.recipe_points import Once, captures, changed_recipes, fmt, points_note, where
-from rules.added import anchor
 
 CODE = "RR202"
 NAME = "capture-list-end-mismatch"

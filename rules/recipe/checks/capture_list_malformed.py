@@ -38,11 +38,11 @@ its default ladder.
 """
 from collections.abc import Iterator
 
+from rules.added import anchor
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
 from rules.serving.recipe_points import Capture, Once, captures, changed_recipes, engine_size, points_note, where
-from rules.added import anchor
 
 CODE = "RR201"
 NAME = "capture-list-malformed"

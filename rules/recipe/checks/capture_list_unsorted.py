@@ -27,11 +27,11 @@ actually uses), and check the ladder step against `num_speculative_tokens + 1`.
 import re
 from collections.abc import Iterator
 
+from rules.added import anchor
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Problem, Severity
 from rules.serving.recipe_points import Capture, Once, captures, changed_recipes, points_note, where
-from rules.added import anchor
 
 CODE = "RR224"
 NAME = "capture-list-unsorted"

@@ -36,11 +36,11 @@ the larger batches were meant; in `FULL_DECODE_ONLY`, end the list at max-num-se
 """
 from collections.abc import Iterator
 
+from rules.added import anchor
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
 from rules.serving.recipe_points import DECODE_ONLY_MODES, Once, captures, changed_recipes, fmt, points_note, where
-from rules.added import anchor
 
 CODE = "RR222"
 NAME = "capture-size-dropped"

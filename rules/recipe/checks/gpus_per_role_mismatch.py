@@ -26,11 +26,11 @@ Make the declared count equal the product (16 here), or change the parallel size
 """
 from collections.abc import Iterator
 
+from rules.added import anchor
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
 from rules.serving.recipe_points import Once, as_int, changed_recipes, parallelism, points_note, where
-from rules.added import anchor
 
 CODE = "RR207"
 NAME = "gpus-per-role-mismatch"

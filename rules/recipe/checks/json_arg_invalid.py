@@ -28,11 +28,11 @@ Write strict JSON: double-quoted keys and strings, no trailing comma, `true`/`fa
 import re
 from collections.abc import Iterator
 
+from rules.added import anchor
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
 from rules.serving.recipe_points import JSON_ARGS, Once, Value, changed_recipes, points_note, where
-from rules.added import anchor
 
 CODE = "RR209"
 NAME = "json-arg-invalid"

@@ -18,11 +18,11 @@ Write the fraction as a number between 0 and 1 (0.90 for 90 %).
 """
 from collections.abc import Iterator
 
+from rules.added import anchor
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
 from rules.serving.recipe_points import Once, Value, as_number, changed_recipes, points_note, where
-from rules.added import anchor
 
 CODE = "RR208"
 NAME = "memory-fraction-out-of-range"

@@ -20,8 +20,8 @@ script that does not parse is not checked. The rule reports no passed check.
 ## Fix
 Use the point's values: `--max-concurrency "$CONC" --num-prompts $((CONC * 10))`.
 """
-from collections.abc import Iterator
 import re
+from collections.abc import Iterator
 
 from rules.config import RuleOptions
 from rules.context import ReviewContext

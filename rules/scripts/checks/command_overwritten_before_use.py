@@ -17,8 +17,8 @@ of the variable between them. Only second assignments on lines the PR adds are r
 ## Fix
 Delete the stray assignment (or guard it, e.g. `[[ $DRY_RUN == 1 ]] && BENCH_CMD="SKIP"`).
 """
-from collections.abc import Iterator
 import re
+from collections.abc import Iterator
 
 from rules.config import RuleOptions
 from rules.context import ReviewContext

@@ -35,11 +35,11 @@ import posixpath
 import re
 from collections.abc import Iterator
 
+from rules.added import added_in
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
 from rules.master.analysis import master_keys
-from rules.added import added_in
 from rules.scripts.facts import touched
 from rules.scripts.resolve import resolutions
 

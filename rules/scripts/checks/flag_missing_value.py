@@ -29,8 +29,8 @@ Give the flag its value (`--context-length "$CONTEXT_LENGTH"`) or drop the flag.
 ## Options
 `value_flags`: flags known to take a value.
 """
-from collections.abc import Iterator
 import re
+from collections.abc import Iterator
 
 from rules.config import RuleOptions
 from rules.context import ReviewContext

@@ -19,8 +19,8 @@ A `curl` to a health or readiness endpoint, inside a loop, on a line the PR touc
 ## Fix
 Add `--fail` (or `-f`): `until curl -sf http://localhost:$PORT/health; do sleep 5; done`.
 """
-from collections.abc import Iterator
 import re
+from collections.abc import Iterator
 
 from rules.config import RuleOptions
 from rules.context import ReviewContext

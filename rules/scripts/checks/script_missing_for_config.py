@@ -31,9 +31,9 @@ the bar for a blocking rule is 95 %.
 Add the script under the name the launcher builds (the message names it), or rename the script
 you added to that name; if the launcher's naming is wrong, fix the launcher.
 """
-from collections.abc import Iterator
 import difflib
 import posixpath
+from collections.abc import Iterator
 
 from rules.config import RuleOptions
 from rules.context import ReviewContext

@@ -27,8 +27,8 @@ the bar for a blocking rule is 95 %.
 ## Fix
 Rename the script to what the launcher builds, or teach the launcher the suffix.
 """
-from collections.abc import Iterator
 import posixpath
+from collections.abc import Iterator
 
 from rules.config import RuleOptions
 from rules.context import ReviewContext

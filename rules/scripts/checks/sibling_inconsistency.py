@@ -45,18 +45,18 @@ Add the flag or variable, or say in the PR why this script differs.
 `min_siblings` (default 4): fewer comparable siblings than this and nothing is compared.
 `max_reported` (default 3): a script that lacks more than this many items is another recipe: Skipped.
 """
-from collections.abc import Iterator
 import re
+from collections.abc import Iterator
 
 from pydantic import Field
 
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.serving.flags import canonical_flag
 from rules.scripts.facts import changed_scripts
-from rules.serving.siblings import engine_statement, env_not_needed_here, features, siblings_of
 from rules.scripts.names import arch_of, name_parts
+from rules.serving.flags import canonical_flag
+from rules.serving.siblings import engine_statement, env_not_needed_here, features, siblings_of
 
 CODE = "RR412"
 NAME = "sibling-inconsistency"

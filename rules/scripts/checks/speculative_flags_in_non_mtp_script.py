@@ -28,8 +28,8 @@ speculative-flags-in-plain-named-script (a nit) reports it.
 Move the speculative flags to the `_mtp.sh` script (and key), or make them depend on
 `SPEC_DECODING`.
 """
-from collections.abc import Iterator
 import re
+from collections.abc import Iterator
 
 from rules.config import RuleOptions
 from rules.context import ReviewContext

@@ -25,16 +25,16 @@ measure speculative acceptance on purpose and are not checked.
 Name the script `…_mtp.sh` (and give its key `spec-decoding: mtp`), or make the flags depend on
 `SPEC_DECODING`.
 """
-from collections.abc import Iterator
 import re
+from collections.abc import Iterator
 
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Problem, Severity
 from rules.scripts.facts import changed_scripts, resolved_for, touched
+from rules.scripts.names import name_parts
 from rules.scripts.parse import Script
 from rules.scripts.resolve import parsed
-from rules.scripts.names import name_parts
 
 CODE = "RR422"
 NAME = "speculative-flags-in-plain-named-script"

@@ -29,8 +29,8 @@ Add the missing parts to the waiver (one short section each).
 import re
 from collections.abc import Iterator
 
-from rules.context import ReviewContext
 from rules.config import RuleOptions
+from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
 from rules.policy import policy_texts
 from rules.scripts.patching import pr_waivers

@@ -32,13 +32,13 @@ Set the capture cap explicitly to the per-rank decode batch at the largest concu
 """
 from collections.abc import Iterator
 
+from rules.added import anchor
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
-from rules.serving.settings import capture_need, fmt, where
 from rules.serving.points import engine_points
 from rules.serving.recipe_points import Once, points_note
-from rules.added import anchor
+from rules.serving.settings import capture_need, fmt, where
 
 CODE = "RR213"
 NAME = "capture-default-below-concurrency"

@@ -47,13 +47,13 @@ k + 1), or lower the concurrency.
 """
 from collections.abc import Iterator
 
+from rules.added import anchor
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.serving.settings import capture_need, fmt, suggest_number, where
 from rules.serving.points import engine_points
 from rules.serving.recipe_points import Once, points_note
-from rules.added import anchor
+from rules.serving.settings import capture_need, fmt, suggest_number, where
 
 CODE = "RR212"
 NAME = "capture-range-below-concurrency"

@@ -34,13 +34,13 @@ the concurrency.
 """
 from collections.abc import Iterator
 
+from rules.added import anchor
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
-from rules.serving.settings import capacity, fmt, where
 from rules.serving.points import engine_points
 from rules.serving.recipe_points import Once, points_note
-from rules.added import anchor
+from rules.serving.settings import capacity, fmt, where
 
 CODE = "RR211"
 NAME = "concurrency-exceeds-default-cap"

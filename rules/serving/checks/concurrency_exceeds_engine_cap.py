@@ -53,13 +53,13 @@ it is flagged (default 2.25: the slack band of generated submissions, about 2×,
 """
 from collections.abc import Iterator
 
+from rules.added import anchor
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.serving.settings import DISAGG_PROOF_FACTOR, Capacity, capacity, fmt, where
 from rules.serving.points import engine_points
 from rules.serving.recipe_points import Once, points_note
-from rules.added import anchor
+from rules.serving.settings import DISAGG_PROOF_FACTOR, Capacity, capacity, fmt, where
 
 CODE = "RR210"
 NAME = "concurrency-exceeds-engine-cap"

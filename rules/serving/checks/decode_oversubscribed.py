@@ -35,13 +35,13 @@ the concurrency per decode worker (and DP rank), or lower the concurrency.
 """
 from collections.abc import Iterator
 
+from rules.added import anchor
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Problem, Severity
-from rules.serving.settings import DISAGG_PROOF_FACTOR, DISAGG_SLACK_FACTOR, capacity, fmt, where
 from rules.serving.points import engine_points
 from rules.serving.recipe_points import Once, points_note
-from rules.added import anchor
+from rules.serving.settings import DISAGG_PROOF_FACTOR, DISAGG_SLACK_FACTOR, capacity, fmt, where
 
 CODE = "RR225"
 NAME = "decode-oversubscribed"

@@ -38,9 +38,9 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.serving.settings import label_anchor, master_label, suggest_number, where
 from rules.serving.points import engine_points
 from rules.serving.recipe_points import Once, points_note
+from rules.serving.settings import label_anchor, master_label, suggest_number, where
 
 CODE = "RR215"
 NAME = "dp-attention-not-passed"

@@ -42,13 +42,13 @@ from fractions import Fraction
 
 from pydantic import Field
 
+from rules.added import anchor
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.serving.settings import DRAM_ENV, changed_settings, suggest_number
 from rules.serving.host_memory import BUDGET, MASTER, MasterBudget, agreements, cap_gb, master_budget, snapshot_gb
 from rules.serving.recipe_points import as_int
-from rules.added import anchor
+from rules.serving.settings import DRAM_ENV, changed_settings, suggest_number
 
 CODE = "RR206"
 NAME = "dram-budget-mismatch"

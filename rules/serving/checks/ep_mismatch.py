@@ -41,9 +41,9 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.serving.settings import label_anchor, master_label, where
 from rules.serving.points import engine_points
 from rules.serving.recipe_points import Once, as_int, points_note
+from rules.serving.settings import label_anchor, master_label, where
 
 CODE = "RR216"
 NAME = "ep-mismatch"

@@ -41,13 +41,13 @@ from fractions import Fraction
 
 from pydantic import Field
 
+from rules.added import anchor
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.serving.settings import DRAM_ENV, GB, changed_settings, fmt, where
 from rules.serving.host_memory import host_dram, node_pool, snapshot_gb
 from rules.serving.recipe_points import Once, as_int, points_note
-from rules.added import anchor
+from rules.serving.settings import DRAM_ENV, GB, changed_settings, fmt, where
 
 CODE = "RR219"
 NAME = "host-pool-exceeds-budget"

@@ -30,12 +30,12 @@ Set `use_chat_template: true` in the `benchmark:` block (or remove the key: true
 """
 from collections.abc import Iterator
 
+from rules.added import anchor
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
-from rules.serving.settings import changed_settings, suggest_number, where
 from rules.serving.recipe_points import Once, points_note
-from rules.added import anchor
+from rules.serving.settings import changed_settings, suggest_number, where
 
 CODE = "RR220"
 NAME = "mtp-recipe-chat-template-missing"

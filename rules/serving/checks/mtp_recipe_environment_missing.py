@@ -24,13 +24,13 @@ Add `SGLANG_ENABLE_SPEC_V2: '1'` to the environment of every speculative role.
 """
 from collections.abc import Iterator
 
+from rules.added import anchor
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
 from rules.serving import defaults
-from rules.serving.settings import changed_settings, insert_after, where
 from rules.serving.recipe_points import Once, Value, points_note
-from rules.added import anchor
+from rules.serving.settings import changed_settings, insert_after, where
 
 CODE = "RR221"
 NAME = "mtp-recipe-environment-missing"

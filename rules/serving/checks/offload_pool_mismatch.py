@@ -38,13 +38,13 @@ down), or state the budget the pool actually uses.
 from collections.abc import Iterator
 from fractions import Fraction
 
+from rules.added import anchor
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.serving.settings import DRAM_ENV, GB, changed_settings, fmt, suggest_number, where
 from rules.serving.host_memory import BUDGET, POOL, agreements, node_pool
 from rules.serving.recipe_points import Once, points_note
-from rules.added import anchor
+from rules.serving.settings import DRAM_ENV, GB, changed_settings, fmt, suggest_number, where
 
 CODE = "RR205"
 NAME = "offload-pool-mismatch"

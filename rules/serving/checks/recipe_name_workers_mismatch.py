@@ -24,12 +24,12 @@ counts to the named layout.
 """
 from collections.abc import Iterator
 
+from rules.added import anchor
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
-from rules.serving.settings import changed_settings, npmd, where
 from rules.serving.recipe_points import Once, as_int, points_note
-from rules.added import anchor
+from rules.serving.settings import changed_settings, npmd, where
 
 CODE = "RR218"
 NAME = "recipe-name-workers-mismatch"

@@ -44,13 +44,13 @@ largest size the point needs.
 """
 from collections.abc import Iterator
 
+from rules.added import anchor
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity
-from rules.serving.settings import fmt, where
 from rules.serving.points import engine_points
 from rules.serving.recipe_points import Once, as_int, points_note
-from rules.added import anchor
+from rules.serving.settings import fmt, where
 
 CODE = "RR214"
 NAME = "trt-capture-exceeds-max-batch"

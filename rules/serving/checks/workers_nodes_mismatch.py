@@ -34,13 +34,13 @@ Set the node count to what the workers need (2 here), or change the workers or G
 """
 from collections.abc import Iterator
 
+from rules.added import anchor
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.serving.settings import changed_settings, suggest_number
 from rules.serving.layout import node_fits
 from rules.serving.recipe_points import Once, points_note
-from rules.added import anchor
+from rules.serving.settings import changed_settings, suggest_number
 
 CODE = "RR217"
 NAME = "workers-nodes-mismatch"

@@ -2,8 +2,8 @@
 import pytest
 
 from rules import run
-from rules.changeset import ChangeSet
 from rules.changelog.checks import changed_config_not_selected as rule
+from rules.changeset import ChangeSet
 from tests.rules.changelog_helpers import patch_of
 from tests.rules.mc_helpers import BASE, NV, ROWS, changelog, entry, master, modified, patch_for, row
 

@@ -1,8 +1,8 @@
 """RR025 changed-label-not-selected: a key whose only change is a results label (a nit)."""
 from rules import run
-from rules.changeset import ChangeSet
 from rules.changelog.checks import changed_config_not_selected as rr011
 from rules.changelog.checks import changed_label_not_selected as rr025
+from rules.changeset import ChangeSet
 from tests.rules.changelog_helpers import patch_of
 from tests.rules.mc_helpers import BASE, NV, ROWS, changelog, entry, master, modified, row
 

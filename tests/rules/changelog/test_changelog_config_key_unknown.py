@@ -2,8 +2,8 @@
 import pytest
 
 from rules import run
-from rules.changeset import ChangeSet, FileChange
 from rules.changelog.checks import changelog_config_key_unknown as rule
+from rules.changeset import ChangeSet, FileChange
 from tests.rules.mc_helpers import AMD, BASE, CHANGELOG, CL_BASE, NV, ROWS, changelog, entry, master, modified, row
 
 # CL_BASE holds two 5-line entries and a blank separator; a new entry starts at line 13.

@@ -1,9 +1,9 @@
 """RR026 changelog-convention-unwritten: what the blocking changelog rules cannot prove, as a nit."""
-from tests.rules.changelog.test_written_contracts import SILENT, STATES, _review
-from tests.rules.changelog_helpers import BASE, NEW, insert_before
 from rules.changelog.checks import changelog_convention_unwritten as rr026
 from rules.changelog.checks import changelog_entry_misplaced as rr001
 from rules.changelog.checks import changelog_history_changed as rr002
+from tests.rules.changelog.test_written_contracts import SILENT, STATES, _review
+from tests.rules.changelog_helpers import BASE, NEW, insert_before
 
 
 def test_what_the_blocking_rules_cannot_prove_is_a_convention_nit():

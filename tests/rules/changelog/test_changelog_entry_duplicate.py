@@ -1,6 +1,6 @@
 """RR020 changelog-entry-duplicate: the same change twice in one PR, or a copied entry in a PR that changes more."""
-from rules.changeset import ChangeSet, FileChange
 from rules.changelog.checks import changelog_entry_duplicate as rr020
+from rules.changeset import ChangeSet, FileChange
 from rules.runner import run
 from tests.rules.changelog_helpers import BASE, NEW, PATH, PR, REPO, entry, patch_of, review
 

@@ -2,10 +2,10 @@
 import pytest
 
 from rules import run
-from rules.changeset import ChangeSet, FileChange
+from rules.changelog.changes import patch_lines
 from rules.changelog.checks import changelog_entry_missing as rule
 from rules.changelog.checks import changelog_entry_missing_for_cleanup as cleanup
-from rules.changelog.changes import patch_lines
+from rules.changeset import ChangeSet, FileChange
 from tests.rules.mc_helpers import (
     BASE,
     CHANGELOG,

@@ -2,8 +2,8 @@
 import pytest
 
 from rules import run
-from rules.changeset import ChangeSet, FileChange
 from rules.changelog.checks import changelog_entry_missing_for_cleanup as rule
+from rules.changeset import ChangeSet, FileChange
 from tests.rules.mc_helpers import BASE, NV, ROWS, changelog, entry, master, modified, patch_for, row
 
 RECIPE = "benchmarks/multi_node/srt-slurm-recipes/vllm/dsv4/agg-tp8.yaml"

@@ -8,10 +8,10 @@ blocking rule was 3 of 10: notes/proof.md).
 import pytest
 
 from rules import run
-from rules.changeset import ChangeSet, FileChange
 from rules.changelog.checks import changelog_entry_missing as rr009
 from rules.changelog.checks import changelog_entry_missing_for_cleanup as rr010
 from rules.changelog.checks import changelog_entry_missing_reach_unproven as rr024
+from rules.changeset import ChangeSet, FileChange
 from tests.rules.changelog_helpers import patch_of
 from tests.rules.mc_helpers import BASE, NV, ROWS, master, modified, row
 

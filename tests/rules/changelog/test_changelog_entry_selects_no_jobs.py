@@ -1,8 +1,8 @@
 """RR022 changelog-entry-selects-no-jobs: the selection expands to nothing; passed checks show the arithmetic."""
-from rules import run
-from rules.changelog.checks import changelog_entry_selects_no_jobs as rr022
 import pytest
 
+from rules import run
+from rules.changelog.checks import changelog_entry_selects_no_jobs as rr022
 from rules.changeset import ChangeSet, FileChange
 from rules.conventions import _ts
 from tests.rules.mc_helpers import BASE, NV, ROWS, changelog, ctx_of, entry, master, row

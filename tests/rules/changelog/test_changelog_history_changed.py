@@ -3,8 +3,20 @@ import pytest
 
 from rules.changelog.checks import changelog_entry_misplaced as rr001
 from rules.changelog.checks import changelog_history_changed as rr002
-from tests.rules.changelog_helpers import (BASE, BASE_ENTRIES, NEW, REPO, append, apply_suggestion, build, entry,
-                                           insert_before, line_of, review, starts)
+from tests.rules.changelog_helpers import (
+    BASE,
+    BASE_ENTRIES,
+    NEW,
+    REPO,
+    append,
+    apply_suggestion,
+    build,
+    entry,
+    insert_before,
+    line_of,
+    review,
+    starts,
+)
 
 
 def _codes(r):
@@ -21,8 +33,8 @@ def test_edit_of_an_old_description_is_reported_at_that_line_with_the_original_a
     line = line_of(head, "to 0.11")
     assert _codes(r) == [("RR002", line)]
     f = r.findings[0]
-    assert f.message == ('Existing entry #4710 was edited at line {:,}: `- "Bump the image"` became '
-                         '`- "Bump the image to 0.11"`.'.format(line) + BOTH)
+    assert f.message == (f'Existing entry #4710 was edited at line {line:,}: `- "Bump the image"` became '
+                         '`- "Bump the image to 0.11"`.' + BOTH)
     assert apply_suggestion(head, f) == append(BASE)
 
 

@@ -2,8 +2,8 @@
 import pytest
 
 from rules import run
-from rules.changeset import FileChange
 from rules.changelog.checks import changelog_wildcard_selection as rr019
+from rules.changeset import FileChange
 from tests.rules.mc_helpers import BASE, NV, ROWS, changelog, ctx_of, entry, master, modified, row
 
 BUMPED = master(ROWS[0], row("dsv4-fp4-b300-vllm", image="vllm/vllm-openai:v0.21.0"), ROWS[2])

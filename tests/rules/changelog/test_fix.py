@@ -7,10 +7,20 @@ import pytest
 from rules.changelog.analysis import changelog_diffs
 from rules.changelog.fix import base_problem, fix_changelog, history_repo, raw_change_error
 from rules.context import ReviewContext
-from rules.runner import run
 from rules.registry import by_code
-from tests.rules.changelog_helpers import (BASE, BASE_ENTRIES, NEW, PR, REPO, append, build, changeset, entry,
-                                           insert_before)
+from rules.runner import run
+from tests.rules.changelog_helpers import (
+    BASE,
+    BASE_ENTRIES,
+    NEW,
+    PR,
+    REPO,
+    append,
+    build,
+    changeset,
+    entry,
+    insert_before,
+)
 
 SIX = [by_code(c) for c in ("RR001", "RR002", "RR004", "RR005", "RR006", "RR007")]
 
@@ -137,7 +147,7 @@ def test_deleted_and_reordered_history_is_restored():
 
 def test_a_neighbours_pr_link_correction_is_dropped_not_refused():
     old = f"https://github.com/{REPO}/pull/4720"
-    head = append(BASE.replace(f"pr-link: {old}", "pr-link: https://github.com/{REPO}/pull/4721".format(REPO=REPO)))
+    head = append(BASE.replace(f"pr-link: {old}", f"pr-link: https://github.com/{REPO}/pull/4721"))
     f = fix(BASE, head)
     assert f.content == (BASE + "\n" + NEW).encode()
 

@@ -5,7 +5,7 @@ import pytest
 
 from rules.changelog.gates import MERGE, PR_RUN, changelog_gates, entry_schema_error, gate_note, line_diff
 from rules.context import ReviewContext
-from rules.conventions import Conventions, PR_RUN_MATRIX_ONLY, STRICT_VALIDATOR, WHITESPACE_DELETIONS_OK, at
+from rules.conventions import PR_RUN_MATRIX_ONLY, STRICT_VALIDATOR, WHITESPACE_DELETIONS_OK, Conventions, at
 from tests.rules.changelog_helpers import BASE, NEW, changeset, entry, insert_before
 
 

@@ -7,7 +7,7 @@ that found it cites the statement; one that did not read guidance keeps the cont
 either way is not evidence of absence: that is how the rule behaved before the guidance was read).
 """
 import dataclasses
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from rules.changelog.checks import changelog_entry_misplaced as rr001
 from rules.changelog.checks import changelog_format_broken as rr006
@@ -16,7 +16,7 @@ from rules.changelog.checks import changelog_separator_irregular as rr007
 from rules.runner import run
 from tests.rules.changelog_helpers import BASE, NEW, changeset, entry, insert_before
 
-APRIL = int(datetime(2026, 4, 1, tzinfo=timezone.utc).timestamp())
+APRIL = int(datetime(2026, 4, 1, tzinfo=UTC).timestamp())
 SILENT = b"# Contributing\n\nRun the sweep generator before you push.\n"
 STATES = b"# Agents\n\nNew changelog entries must be appended at the end of the file, never inserted mid-file.\n"
 
@@ -63,7 +63,7 @@ def test_an_entry_of_the_pre_pr_link_shape_is_accepted_where_its_tooling_read_it
     from rules.changelog.checks import changelog_entry_invalid as rr003
 
     old = "- config-keys:\n    - gptoss-fp4-b200-trt\n  description: |\n    - Add the script\n    PR: https://example.invalid/pull/1\n"
-    dec = int(datetime(2025, 12, 10, tzinfo=timezone.utc).timestamp())
+    dec = int(datetime(2025, 12, 10, tzinfo=UTC).timestamp())
     cs = dataclasses.replace(changeset(BASE, BASE + "\n" + old), base_time=dec, base_tip_time=dec)
     r = run(cs, rules=[rr003])
     assert r.findings == [] and any("entry shape of" in c.detail for c in r.checks if c.status == "skipped")

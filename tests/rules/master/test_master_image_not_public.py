@@ -1,11 +1,10 @@
 """RR101 master-image-not-public: local files and non-public registries block; public images pass."""
 import pytest
 
-from rules import run
+from rules import load_config, run
 from rules.changeset import ChangeSet, FileChange
-from rules.master.checks import master_image_not_public as rule
-from rules import load_config
 from rules.config import EngineConfig
+from rules.master.checks import master_image_not_public as rule
 from tests.rules.mc_helpers import BASE, NV, ROWS, change_one, ctx_of, master, modified, row
 
 

@@ -1,7 +1,7 @@
 import pytest
 
-from rules.recipe.checks import capture_list_decode_short as rule
 from rules.finding import Severity
+from rules.recipe.checks import capture_list_decode_short as rule
 from tests.rules.recipe_helpers import cc, codes, ladder, line_of, review, spec, srt_recipe, vllm_role
 
 CASES = [

@@ -4,8 +4,7 @@ from rules.config import EngineConfig
 from rules.context import ReviewContext
 from rules.registry import ALL_RULES
 from rules.scripts.parse import MAX_SCRIPT_BYTES
-from rules.scripts.resolve import (key_points, layout_root, needed_paths, resolutions, review_points,
-                                   script_dirs)
+from rules.scripts.resolve import key_points, layout_root, needed_paths, resolutions, review_points, script_dirs
 from tests.rules.scripts_helpers import key, master, repo, script_path, sglang_script
 
 CFG = "configs/nvidia-master.yaml"

@@ -1,8 +1,8 @@
 import pytest
 
+from rules.added import added_lines
 from rules.document import parse_yaml
 from rules.serving.recipe_points import as_int, capture, points
-from rules.added import added_lines
 from tests.rules.recipe_helpers import SCHEMA2, line_of
 
 ZIP = """\

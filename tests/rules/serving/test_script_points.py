@@ -3,12 +3,12 @@ engine rules that read them: RR210, RR212, RR213, RR215, RR216 on a script's res
 from rules import run
 from rules.config import EngineConfig, RepoConfig
 from rules.context import ReviewContext
+from rules.scripts.resolve import key_points, resolutions
 from rules.serving.checks import capture_range_below_concurrency as rr212
 from rules.serving.checks import concurrency_exceeds_engine_cap as rr210
 from rules.serving.checks import dp_attention_not_passed as rr215
 from rules.serving.checks import ep_mismatch as rr216
 from rules.serving.script_points import script_points
-from rules.scripts.resolve import key_points, resolutions
 from tests.rules.scripts_helpers import key, master, repo, script_path, sglang_script
 
 CFG = "configs/nvidia-master.yaml"

@@ -4,10 +4,10 @@ from pathlib import Path
 import pytest
 
 from rules.document import parse_yaml
-from rules.serving import defaults as d
-from rules.serving.settings import benchmark_points, demand, npmd
-from rules.serving.recipe_points import points
 from rules.registry import ALL_RULES
+from rules.serving import defaults as d
+from rules.serving.recipe_points import points
+from rules.serving.settings import benchmark_points, demand, npmd
 from tests.rules.recipe_helpers import MN_PATH, NV_MASTER, review, srt
 
 RULES = [r for r in ALL_RULES if "RR201" <= r.CODE <= "RR249"]
