@@ -67,7 +67,10 @@ def cases():
     bad = "".join(f"k{i}-a: {{image: a, seq-len-configs: []}}\n" for i in range(50_000))
     yield "50,000 schema-invalid keys", pr(BASE_NV + "\n" + bad, entry(["k1-a"], ["x"]))
     rows = "".join(f"      - {{ tp: {1 + i % 8}, ep: {1 + i % 4}, conc-list: [{i + 1}] }}\n" for i in range(10_000))
-    yield "10,000 search-space rows", pr(key("dsv4-fp4-b200-vllm", rows), entry(["dsv4-fp4-b200-vllm"], ["conc 1-10000"]))
+    yield (
+        "10,000 search-space rows",
+        pr(key("dsv4-fp4-b200-vllm", rows), entry(["dsv4-fp4-b200-vllm"], ["conc 1-10000"])),
+    )
     history = "\n".join(entry([f"k{i}-fp8-h100-vllm"], ["Bump the image"], 1000 + i) for i in range(5_000))
     yield "5,000 historical entries rewritten", pr(bumped, "", cl_base=history,
                                                    cl_head=history.replace("Bump the image", "Bump images") + "\n"

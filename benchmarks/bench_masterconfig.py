@@ -40,7 +40,12 @@ from rules.runner import run  # noqa: E402
 SNAPSHOT = ROOT / ".." / "shared" / "inferencex" / "snapshot"
 RULES = [changelog_config_key_unknown, changelog_entry_missing, changelog_entry_missing_for_cleanup,
          changed_config_not_selected, master_image_not_public, master_image_unpinned, master_key_prefix_mismatch]
-NV, AMD, RUNNERS, CHANGELOG = "configs/nvidia-master.yaml", "configs/amd-master.yaml", "configs/runners.yaml", "perf-changelog.yaml"
+NV, AMD, RUNNERS, CHANGELOG = (
+    "configs/nvidia-master.yaml",
+    "configs/amd-master.yaml",
+    "configs/runners.yaml",
+    "perf-changelog.yaml",
+)
 KEY = "dsv4-fp4-b200-vllm"
 
 
@@ -53,10 +58,12 @@ def _synthetic() -> tuple[bytes, bytes, bytes, str]:
     rows = []
     for i in range(700):
         key = KEY if i == 350 else f"m{i}-fp4-b200-vllm"
-        rows.append(f"{key}:\n  image: vllm/vllm-openai:v0.20.1\n  model: org/model\n  model-prefix: {key.split('-')[0]}\n"
-                    "  runner: b200\n  precision: fp4\n  framework: vllm\n  multinode: false\n  scenarios:\n"
-                    "    fixed-seq-len:\n    - isl: 8192\n      osl: 1024\n      search-space:\n"
-                    "      - { tp: 8, conc-start: 4, conc-end: 64 }\n")
+        rows.append(
+            f"{key}:\n  image: vllm/vllm-openai:v0.20.1\n  model: org/model\n  model-prefix: {key.split('-')[0]}\n"
+            "  runner: b200\n  precision: fp4\n  framework: vllm\n  multinode: false\n  scenarios:\n"
+            "    fixed-seq-len:\n    - isl: 8192\n      osl: 1024\n      search-space:\n"
+            "      - { tp: 8, conc-start: 4, conc-end: 64 }\n"
+        )
     master = "\n".join(rows).encode()
     changelog = "\n".join(_entry(f"m{i}-fp4-b200-vllm", i) for i in range(770)).encode()
     return master, b"", changelog, "synthetic: 700 keys"

@@ -38,16 +38,31 @@ def recipe(points: int = 10) -> str:
     for n in range(points):
         mns, k = 6 * (n + 1), 4
         sizes = list(range(k + 1, mns * (k + 1) + 1, k + 1)) + PREFILL
-        out += ["", f"override_p{n}:", "  roles:", "    agg:", "      args:", f"        max-num-seqs: {mns}",
+        out += (
+            [
+                "",
+                f"override_p{n}:",
+                "  roles:",
+                "    agg:",
+                "      args:",
+                f"        max-num-seqs: {mns}",
                 "        max-num-batched-tokens: 8192",
-                "        compilation-config: '{\"cudagraph_mode\":\"FULL_AND_PIECEWISE\",\"max_cudagraph_capture_size\":8192,"
-                f"\"cudagraph_capture_sizes\":[{','.join(map(str, sizes))}]}}'",
-                f"        speculative-config: '{{\"method\":\"mtp\",\"num_speculative_tokens\":{k}}}'",
-                "        kv-transfer-config: '{\"kv_connector\":\"SimpleCPUOffloadConnector\",\"kv_role\":\"kv_both\","
-                "\"kv_connector_extra_config\":{\"cpu_bytes_to_use_per_rank\":112251571200}}'",
-                "      env:"] + [f"        P_{i}: '{i}'" for i in range(7)] + [
-                "  benchmark:", "    env:", f"      CONC: '{mns}'", "      KV_OFFLOADING: dram",
-                "      TOTAL_CPU_DRAM_GB: '898'"]
+                '        compilation-config: \'{"cudagraph_mode":"FULL_AND_PIECEWISE","max_cudagraph_capture_size":8192,'
+                f'"cudagraph_capture_sizes":[{",".join(map(str, sizes))}]}}\'',
+                f'        speculative-config: \'{{"method":"mtp","num_speculative_tokens":{k}}}\'',
+                '        kv-transfer-config: \'{"kv_connector":"SimpleCPUOffloadConnector","kv_role":"kv_both",'
+                '"kv_connector_extra_config":{"cpu_bytes_to_use_per_rank":112251571200}}\'',
+                "      env:",
+            ]
+            + [f"        P_{i}: '{i}'" for i in range(7)]
+            + [
+                "  benchmark:",
+                "    env:",
+                f"      CONC: '{mns}'",
+                "      KV_OFFLOADING: dram",
+                "      TOTAL_CPU_DRAM_GB: '898'",
+            ]
+        )
     return "\n".join(out) + "\n"
 
 

@@ -25,8 +25,8 @@ import pytest  # noqa: E402
 from tests.rules.changelog import test_changelog_format_broken as cfb  # noqa: E402
 from tests.rules.changelog import test_gates as gates  # noqa: E402
 from tests.rules.claims import test_description as desc  # noqa: E402
-from tests.rules.serving import test_settings as es  # noqa: E402
 from tests.rules.scripts import test_interpret as interp  # noqa: E402
+from tests.rules.serving import test_settings as es  # noqa: E402
 
 
 def _with_monkeypatch(test: Callable) -> Callable[[], None]:

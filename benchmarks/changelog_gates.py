@@ -170,7 +170,10 @@ _STAGE_PATTERNS = [
     ("deleted-line", r"Deletions are not allowed"),
     ("no-additions", r"No additions found|No valid YAML entries"),
     ("master-schema", r"Master config entry '[^']+' failed validation|Duplicate configuration keys|Wildcard '\*'"),
-    ("config-key", r"not found in master configs|No config keys matched|matched no config keys|Config key\(s\) not found"),
+    (
+        "config-key",
+        r"not found in master configs|No config keys matched|matched no config keys|Config key\(s\) not found",
+    ),
     ("entry-schema", r"validation error.? for ChangelogEntry|ChangelogEntry validation"),
     ("added-yaml", r"yaml\.|Scanner|Parser|Composer|Constructor|mapping values are not allowed"),
     ("generator", r"CalledProcessError|generate_sweep_configs|failed validation"),
@@ -223,7 +226,9 @@ class Outcome:
     crashed: bool = False
 
 
-def bot_review(repo: Path, number: int, base: str, head: str, judge_time: int) -> tuple[list[str], set[str], float, bool]:
+def bot_review(
+    repo: Path, number: int, base: str, head: str, judge_time: int
+) -> tuple[list[str], set[str], float, bool]:
     cs = changeset_from_git(repo, base, head, pr_number=number)
     cs = dataclasses.replace(cs, repo="SemiAnalysisAI/InferenceX", base_time=judge_time)
     t = time.perf_counter()
@@ -317,7 +322,9 @@ def main(argv=None) -> int:
     judge_time = int(git(repo, "show", "-s", "--format=%ct", main_sha).decode().strip())
     utils = Path(tempfile.mkdtemp(prefix="gates-utils-"))
     subprocess.run(f"git -C {repo} archive {main_sha} utils | tar -x -C {utils}", shell=True, check=True)
-    cache_path = Path(args.cache) if args.cache else Path(tempfile.gettempdir()) / f"recipe-review-gates-{main_sha[:12]}.json"
+    cache_path = (
+        Path(args.cache) if args.cache else Path(tempfile.gettempdir()) / f"recipe-review-gates-{main_sha[:12]}.json"
+    )
     cache = load_cache(cache_path)
     prs = changelog_prs(repo)
     if args.prs:
@@ -328,7 +335,9 @@ def main(argv=None) -> int:
     todo = [p for p in prs if f"{p[2]}..{p[1]}" not in cache]
     t0 = time.perf_counter()
     with cf.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futs = {pool.submit(run_tools, repo, utils, n, mb, head, args.tool_python): (n, head, mb) for n, head, mb in todo}
+        futs = {
+            pool.submit(run_tools, repo, utils, n, mb, head, args.tool_python): (n, head, mb) for n, head, mb in todo
+        }
         for k, fut in enumerate(cf.as_completed(futs), 1):
             n, head, mb = futs[fut]
             try:
@@ -355,7 +364,10 @@ def main(argv=None) -> int:
                                        r"top-level|is not valid YAML|root must)", tv.merge_error))
         outcomes.append(o)
 
-    gates = {"pr-run": [o for o in outcomes if not o.tool.pr_run_ok], "merge": [o for o in outcomes if not o.tool.merge_ok]}
+    gates = {
+        "pr-run": [o for o in outcomes if not o.tool.pr_run_ok],
+        "merge": [o for o in outcomes if not o.tool.merge_ok],
+    }
     drift = [o for o in outcomes if o.drift]
     both_ok = [o for o in outcomes if o.tool.pr_run_ok and o.tool.merge_ok]
     print(f"PRs whose head changes {CHANGELOG}: {len(outcomes)} (tools {tools_s:.0f} s for {len(todo)} uncached; "
@@ -366,12 +378,18 @@ def main(argv=None) -> int:
         named = [o for o in real if _says(o.blocking, said)]
         stages = Counter(stage_of(o.tool.pr_run_error) if name == "pr-run" else merge_stage_of(o.tool.merge_error)
                          for o in real)
-        print(f"  {name}: rejects {len(rej)}" + (f" ({len(drift)} schema drift only, excluded)" if name == "pr-run" else "")
-              + (f" ({sum(o.merge_drift for o in rej)} rejecting the base's own history, excluded)" if name == "merge"
-                 else "")
-              + f"; a blocking finding names the gate on {len(named)} of {len(real)}"
-              + f" ({100 * len(named) / max(len(real), 1):.1f} %); by stage: "
-              + ", ".join(f"{k} {v}" for k, v in stages.most_common()))
+        print(
+            f"  {name}: rejects {len(rej)}"
+            + (f" ({len(drift)} schema drift only, excluded)" if name == "pr-run" else "")
+            + (
+                f" ({sum(o.merge_drift for o in rej)} rejecting the base's own history, excluded)"
+                if name == "merge"
+                else ""
+            )
+            + f"; a blocking finding names the gate on {len(named)} of {len(real)}"
+            + f" ({100 * len(named) / max(len(real), 1):.1f} %); by stage: "
+            + ", ".join(f"{k} {v}" for k, v in stages.most_common())
+        )
     wrong_gate = [o for o in outcomes if evaluate(o) and any(k.startswith("bot names") for k, _ in evaluate(o))]
     print(f"  both gates accept: {len(both_ok)}; blocking changelog findings there: "
           f"{sum(1 for o in both_ok if any(re.match(r'RR0[0-4]', m) for m in o.blocking))} PRs, all contract-only "
@@ -381,8 +399,10 @@ def main(argv=None) -> int:
           + ", ".join(f"{c} {n}" for c, n in sorted(contract.items())))
     times = sorted(o.bot_ms for o in outcomes)
     if times:
-        print(f"  bot time per PR: median {times[len(times) // 2]:.0f} ms, p95 {times[int(len(times) * .95) - 1]:.0f} ms, "
-              f"max {times[-1]:.0f} ms; rule crashes: {sum(o.crashed for o in outcomes)}")
+        print(
+            f"  bot time per PR: median {times[len(times) // 2]:.0f} ms, p95 {times[int(len(times) * 0.95) - 1]:.0f} ms, "
+            f"max {times[-1]:.0f} ms; rule crashes: {sum(o.crashed for o in outcomes)}"
+        )
     print(f"  schema drift (PR-run rejects a master key the PR did not change): {len(drift)} PRs: "
           + ", ".join(f"#{o.number}" for o in drift[:40]) + (" …" if len(drift) > 40 else ""))
     mdrift = [o for o in outcomes if o.merge_drift]

@@ -184,8 +184,10 @@ def check_bytes(base: bytes, head: bytes, out: bytes, number: int) -> list[str]:
         wanted.append(_norm(b))
     got = [_norm(a) for a in appended]
     if got != wanted:
-        problems.append(f"appended {len(got)} block(s), head has {len(wanted)} new block(s) "
-                        f"(first difference at #{next((k for k, (x, y) in enumerate(zip(got, wanted)) if x != y), min(len(got), len(wanted)))})")
+        problems.append(
+            f"appended {len(got)} block(s), head has {len(wanted)} new block(s) "
+            f"(first difference at #{next((k for k, (x, y) in enumerate(zip(got, wanted)) if x != y), min(len(got), len(wanted)))})"
+        )
     return problems
 
 
@@ -375,8 +377,10 @@ def report(outcomes: list[dict], touched: int, times: list[float], validated: bo
     print(f"strict re-check ({', '.join(STRICT_CODES)}), no blocking finding: {len(strict_ok)}/{len(fixed)}")
     content_new = [o for o in fixed if set(o.get("content_after", ())) - set(o.get("content_before", ()))]
     content = Counter(c for o in fixed for c in o.get("content_after", ()))
-    print(f"  blocking content findings after the fix ({', '.join(f'{c} {n}' for c, n in sorted(content.items())) or 'none'}); "
-          f"added by the fix: {len(content_new)}")
+    print(
+        f"  blocking content findings after the fix ({', '.join(f'{c} {n}' for c, n in sorted(content.items())) or 'none'}); "
+        f"added by the fix: {len(content_new)}"
+    )
     g_pr = [o for o in fixed if not o.get("gates", {}).get("pr_run")]
     g_mp = [o for o in fixed if not o.get("gates", {}).get("merge")]
     print(f"emulated gates accept the fixed file: PR-run changelog stages {len(g_pr)}/{len(fixed)}, "
@@ -386,7 +390,9 @@ def report(outcomes: list[dict], touched: int, times: list[float], validated: bo
         if stages:
             print(f"  emulated {name} rejections by stage: {', '.join(f'{k} {n}' for k, n in stages.most_common())}")
     if validated:
-        disagree = [o for o in fixed if bool(o.get("gates", {}).get("merge")) != bool(merge_cause(o["checks"]["merge_path"]))]
+        disagree = [
+            o for o in fixed if bool(o.get("gates", {}).get("merge")) != bool(merge_cause(o["checks"]["merge_path"]))
+        ]
         print(f"  emulated merge path vs the real one (accept/reject) disagree on {len(disagree)}: "
               + ", ".join(f"#{o['pr']} (emulated {o['gates']['merge'] or 'accept'}, real "
                           f"{(merge_cause(o['checks']['merge_path']) or 'accept')})" for o in disagree[:20]))

@@ -224,91 +224,278 @@ def replace_(path, value):
 
 # (name, the test it mirrors, fixture, mutations)
 CASES = [
-    *[(f"worker-{f}-zero", f"TestWorkerConfig::test_worker_parallelism_fields_must_be_positive[{f}]", MULTI_NO_HW,
-       [set_((*MN_ROW, "prefill", f), 0)]) for f in ("pp", "dcp-size", "pcp-size")],
-    ("worker-dcp-divides-tp", "TestWorkerConfig::test_worker_dcp_size_must_divide_tp", MULTI_NO_HW,
-     [set_((*MN_ROW, "prefill", "dcp-size"), 3)]),
-    ("worker-missing-ep-dp-attn", "TestWorkerConfig::test_worker_config_missing_required_field", MULTI_NO_HW,
-     [drop((*MN_ROW, "prefill", "ep")), drop((*MN_ROW, "prefill", "dp-attn"))]),
-    ("worker-extra-field", "TestWorkerConfig::test_worker_config_extra_field_forbidden", MULTI_NO_HW,
-     [set_((*MN_ROW, "prefill", "unknown-field"), "value")]),
-    *[(f"router-metadata-{i}", f"TestAgenticMatrixEntries::test_component_metadata_requires_exact_non_empty_fields[{i}]",
-       AGENTIC, [replace_(AGS, {"tp": 8, "kv-offloading": "none", "router": m, "conc-list": [1, 2]})])
-      for i, m in enumerate([{"name": "vllm-router"}, {"version": "0.1.14"},
-                             {"name": "vllm-router", "version": "0.1.14", "mode": "round-robin"},
-                             {"name": "", "version": "0.1.14"}, {"name": "vllm-router", "version": ""}])],
-    *[(f"kv-p2p-transfer-{i}", f"TestAgenticMatrixEntries::test_kv_p2p_transfer_requires_a_non_empty_name[{i}]",
-       MULTI_NO_HW, [drop(("kv-p2p-transfer",)), set_((*MN_ROW, "kv-p2p-transfer"), v)])
-      for i, v in enumerate(["", {"name": "nixl"}])],
-    ("backend-unknown-metadata", "TestAgenticMatrixEntries::test_kv_offload_backend_rejects_unknown_metadata", AGENTIC,
-     [set_((*AGS, "kv-offload-backend"), {"name": "lmcache", "mode": "cpu"})]),
-    ("backend-image-version", "TestAgenticMatrixEntries::test_kv_offload_backend_rejects_image_as_version", AGENTIC,
-     [set_((*AGS, "kv-offload-backend"), {"name": "lmcache", "version": "image:vllm/vllm-openai:v0.23.0"})]),
-    ("backend-requires-dram", "TestAgenticMatrixEntries::test_kv_offload_backend_requires_dram_mode", AGENTIC,
-     [set_((*AGS, "kv-offloading"), "none")]),
-    ("dram-requires-backend", "TestAgenticMatrixEntries::test_dram_kv_offload_requires_backend", AGENTIC,
-     [drop((*AGS, "kv-offload-backend"))]),
-    ("agentic-requires-kv-offloading", "TestAgenticMatrixEntries::test_single_node_agentic_requires_explicit_kv_offloading",
-     AGENTIC, [replace_(AGS, {"tp": 8, "conc-list": [1, 2]})]),
-    ("dram-requires-utilization", "TestAgenticMatrixEntries::test_dram_kv_offload_requires_dram_utilization", AGENTIC,
-     [drop((*AG, "dram-utilization"))]),
-    ("no-total-cpu-dram-gb", "TestAgenticMatrixEntries::test_agentic_search_space_rejects_total_cpu_dram_gb", AGENTIC,
-     [set_((*AGS, "total-cpu-dram-gb"), 1000)]),
-    ("no-gpus-per-node", "TestAgenticMatrixEntries::test_gpus_per_node_is_not_a_master_config_field", AGENTIC,
-     [set_((*AG, "gpus-per-node"), 8)]),
-    ("no-available-cpu-dram", "TestAgenticMatrixEntries::test_available_cpu_dram_is_not_a_master_config_field",
-     AGENTIC, [set_((*AG, "available-cpu-dram-mib"), 2964436)]),
-    ("no-duration", "TestAgenticMatrixEntries::test_duration_is_not_a_master_config_field", AGENTIC,
-     [set_((*AG, "duration"), 1800)]),
+    *[
+        (
+            f"worker-{f}-zero",
+            f"TestWorkerConfig::test_worker_parallelism_fields_must_be_positive[{f}]",
+            MULTI_NO_HW,
+            [set_((*MN_ROW, "prefill", f), 0)],
+        )
+        for f in ("pp", "dcp-size", "pcp-size")
+    ],
+    (
+        "worker-dcp-divides-tp",
+        "TestWorkerConfig::test_worker_dcp_size_must_divide_tp",
+        MULTI_NO_HW,
+        [set_((*MN_ROW, "prefill", "dcp-size"), 3)],
+    ),
+    (
+        "worker-missing-ep-dp-attn",
+        "TestWorkerConfig::test_worker_config_missing_required_field",
+        MULTI_NO_HW,
+        [drop((*MN_ROW, "prefill", "ep")), drop((*MN_ROW, "prefill", "dp-attn"))],
+    ),
+    (
+        "worker-extra-field",
+        "TestWorkerConfig::test_worker_config_extra_field_forbidden",
+        MULTI_NO_HW,
+        [set_((*MN_ROW, "prefill", "unknown-field"), "value")],
+    ),
+    *[
+        (
+            f"router-metadata-{i}",
+            f"TestAgenticMatrixEntries::test_component_metadata_requires_exact_non_empty_fields[{i}]",
+            AGENTIC,
+            [replace_(AGS, {"tp": 8, "kv-offloading": "none", "router": m, "conc-list": [1, 2]})],
+        )
+        for i, m in enumerate(
+            [
+                {"name": "vllm-router"},
+                {"version": "0.1.14"},
+                {"name": "vllm-router", "version": "0.1.14", "mode": "round-robin"},
+                {"name": "", "version": "0.1.14"},
+                {"name": "vllm-router", "version": ""},
+            ]
+        )
+    ],
+    *[
+        (
+            f"kv-p2p-transfer-{i}",
+            f"TestAgenticMatrixEntries::test_kv_p2p_transfer_requires_a_non_empty_name[{i}]",
+            MULTI_NO_HW,
+            [drop(("kv-p2p-transfer",)), set_((*MN_ROW, "kv-p2p-transfer"), v)],
+        )
+        for i, v in enumerate(["", {"name": "nixl"}])
+    ],
+    (
+        "backend-unknown-metadata",
+        "TestAgenticMatrixEntries::test_kv_offload_backend_rejects_unknown_metadata",
+        AGENTIC,
+        [set_((*AGS, "kv-offload-backend"), {"name": "lmcache", "mode": "cpu"})],
+    ),
+    (
+        "backend-image-version",
+        "TestAgenticMatrixEntries::test_kv_offload_backend_rejects_image_as_version",
+        AGENTIC,
+        [set_((*AGS, "kv-offload-backend"), {"name": "lmcache", "version": "image:vllm/vllm-openai:v0.23.0"})],
+    ),
+    (
+        "backend-requires-dram",
+        "TestAgenticMatrixEntries::test_kv_offload_backend_requires_dram_mode",
+        AGENTIC,
+        [set_((*AGS, "kv-offloading"), "none")],
+    ),
+    (
+        "dram-requires-backend",
+        "TestAgenticMatrixEntries::test_dram_kv_offload_requires_backend",
+        AGENTIC,
+        [drop((*AGS, "kv-offload-backend"))],
+    ),
+    (
+        "agentic-requires-kv-offloading",
+        "TestAgenticMatrixEntries::test_single_node_agentic_requires_explicit_kv_offloading",
+        AGENTIC,
+        [replace_(AGS, {"tp": 8, "conc-list": [1, 2]})],
+    ),
+    (
+        "dram-requires-utilization",
+        "TestAgenticMatrixEntries::test_dram_kv_offload_requires_dram_utilization",
+        AGENTIC,
+        [drop((*AG, "dram-utilization"))],
+    ),
+    (
+        "no-total-cpu-dram-gb",
+        "TestAgenticMatrixEntries::test_agentic_search_space_rejects_total_cpu_dram_gb",
+        AGENTIC,
+        [set_((*AGS, "total-cpu-dram-gb"), 1000)],
+    ),
+    (
+        "no-gpus-per-node",
+        "TestAgenticMatrixEntries::test_gpus_per_node_is_not_a_master_config_field",
+        AGENTIC,
+        [set_((*AG, "gpus-per-node"), 8)],
+    ),
+    (
+        "no-available-cpu-dram",
+        "TestAgenticMatrixEntries::test_available_cpu_dram_is_not_a_master_config_field",
+        AGENTIC,
+        [set_((*AG, "available-cpu-dram-mib"), 2964436)],
+    ),
+    (
+        "no-duration",
+        "TestAgenticMatrixEntries::test_duration_is_not_a_master_config_field",
+        AGENTIC,
+        [set_((*AG, "duration"), 1800)],
+    ),
     ("pp-zero", "TestSingleNodeSearchSpaceEntry::test_pp_must_be_positive_integer", SINGLE, [set_((*SS, "pp"), 0)]),
-    ("dcp-divides-tp", "TestSingleNodeSearchSpaceEntry::test_dcp_size_must_divide_tp", SINGLE,
-     [set_((*SS, "dcp-size"), 3), set_((*SS, "pcp-size"), 2)]),
-    ("range-and-list", "TestSingleNodeSearchSpaceEntry::test_cannot_have_both_range_and_list", SINGLE,
-     [set_((*SS, "conc-list"), [4, 8, 16])]),
-    ("range-or-list", "TestSingleNodeSearchSpaceEntry::test_must_have_range_or_list", SINGLE,
-     [drop((*SS, "conc-start")), drop((*SS, "conc-end"))]),
-    ("start-le-end", "TestSingleNodeSearchSpaceEntry::test_conc_start_must_be_lte_conc_end", SINGLE,
-     [set_((*SS, "conc-start"), 64), set_((*SS, "conc-end"), 4)]),
-    *[(f"range-positive-{a}-{b}", f"TestSingleNodeSearchSpaceEntry::test_conc_range_values_must_be_positive[{a}-{b}]",
-       SINGLE, [set_((*SS, "conc-start"), a), set_((*SS, "conc-end"), b)]) for a, b in ((0, 4), (-1, 4), (1, 0))],
-    ("list-positive", "TestSingleNodeSearchSpaceEntry::test_conc_list_values_must_be_positive", SINGLE,
-     [drop((*SS, "conc-start")), drop((*SS, "conc-end")), set_((*SS, "conc-list"), [4, 0, 16])]),
-    ("multinode-missing-conc", "TestMultiNodeSearchSpaceEntry::test_missing_conc_specification", MULTI_NO_HW,
-     [drop((*MN_ROW, "conc-list"))]),
-    ("hardware-both-or-neither", "TestMasterConfigEntries::test_master_hardware_requires_prefill_and_decode", MULTI,
-     [drop((*MN_ROW, "decode", "hardware"))]),
-    ("single-multinode-true", "TestMasterConfigEntries::test_single_node_cannot_have_multinode_true", SINGLE,
-     [set_(("multinode",), True)]),
-    ("multi-multinode-false", "TestMasterConfigEntries::test_multinode_cannot_have_multinode_false", MULTI,
-     [set_(("multinode",), False)]),
-    ("single-kv-p2p", "TestMasterConfigEntries::test_single_node_rejects_kv_p2p_transfer", SINGLE,
-     [set_(("kv-p2p-transfer",), "nixl")]),
-    ("router-image-version", "TestMasterConfigEntries::test_component_metadata_rejects_image_as_version", MULTI,
-     [set_(("router",), {"name": "nixl", "version": "image:vllm/vllm-openai:v0.23.0"})]),
-    ("mixed-scope-router", "TestMasterConfigEntries::test_component_metadata_rejects_mixed_scopes[router]", MULTI,
-     [set_(("router",), {"name": "component", "version": "1.0.0"}),
-      set_((*MN_ROW, "router"), {"name": "component", "version": "1.0.0"})]),
-    ("mixed-scope-kv-p2p", "TestMasterConfigEntries::test_component_metadata_rejects_mixed_scopes[kv-p2p-transfer]",
-     MULTI, [set_((*MN_ROW, "kv-p2p-transfer"), "nixl")]),
-    ("disagg-needs-kv-p2p", "TestMasterConfigEntries::test_disagg_requires_kv_p2p_transfer", MULTI,
-     [drop(("kv-p2p-transfer",))]),
-    ("disagg-partial-kv-p2p", "TestMasterConfigEntries::test_disagg_rejects_partial_search_space_kv_p2p_transfer",
-     MULTI, [drop(("kv-p2p-transfer",)), ("append", ("scenarios", "fixed-seq-len", 0, "search-space"), None),
-             set_((*MN_ROW, "kv-p2p-transfer"), "nixl")]),
+    (
+        "dcp-divides-tp",
+        "TestSingleNodeSearchSpaceEntry::test_dcp_size_must_divide_tp",
+        SINGLE,
+        [set_((*SS, "dcp-size"), 3), set_((*SS, "pcp-size"), 2)],
+    ),
+    (
+        "range-and-list",
+        "TestSingleNodeSearchSpaceEntry::test_cannot_have_both_range_and_list",
+        SINGLE,
+        [set_((*SS, "conc-list"), [4, 8, 16])],
+    ),
+    (
+        "range-or-list",
+        "TestSingleNodeSearchSpaceEntry::test_must_have_range_or_list",
+        SINGLE,
+        [drop((*SS, "conc-start")), drop((*SS, "conc-end"))],
+    ),
+    (
+        "start-le-end",
+        "TestSingleNodeSearchSpaceEntry::test_conc_start_must_be_lte_conc_end",
+        SINGLE,
+        [set_((*SS, "conc-start"), 64), set_((*SS, "conc-end"), 4)],
+    ),
+    *[
+        (
+            f"range-positive-{a}-{b}",
+            f"TestSingleNodeSearchSpaceEntry::test_conc_range_values_must_be_positive[{a}-{b}]",
+            SINGLE,
+            [set_((*SS, "conc-start"), a), set_((*SS, "conc-end"), b)],
+        )
+        for a, b in ((0, 4), (-1, 4), (1, 0))
+    ],
+    (
+        "list-positive",
+        "TestSingleNodeSearchSpaceEntry::test_conc_list_values_must_be_positive",
+        SINGLE,
+        [drop((*SS, "conc-start")), drop((*SS, "conc-end")), set_((*SS, "conc-list"), [4, 0, 16])],
+    ),
+    (
+        "multinode-missing-conc",
+        "TestMultiNodeSearchSpaceEntry::test_missing_conc_specification",
+        MULTI_NO_HW,
+        [drop((*MN_ROW, "conc-list"))],
+    ),
+    (
+        "hardware-both-or-neither",
+        "TestMasterConfigEntries::test_master_hardware_requires_prefill_and_decode",
+        MULTI,
+        [drop((*MN_ROW, "decode", "hardware"))],
+    ),
+    (
+        "single-multinode-true",
+        "TestMasterConfigEntries::test_single_node_cannot_have_multinode_true",
+        SINGLE,
+        [set_(("multinode",), True)],
+    ),
+    (
+        "multi-multinode-false",
+        "TestMasterConfigEntries::test_multinode_cannot_have_multinode_false",
+        MULTI,
+        [set_(("multinode",), False)],
+    ),
+    (
+        "single-kv-p2p",
+        "TestMasterConfigEntries::test_single_node_rejects_kv_p2p_transfer",
+        SINGLE,
+        [set_(("kv-p2p-transfer",), "nixl")],
+    ),
+    (
+        "router-image-version",
+        "TestMasterConfigEntries::test_component_metadata_rejects_image_as_version",
+        MULTI,
+        [set_(("router",), {"name": "nixl", "version": "image:vllm/vllm-openai:v0.23.0"})],
+    ),
+    (
+        "mixed-scope-router",
+        "TestMasterConfigEntries::test_component_metadata_rejects_mixed_scopes[router]",
+        MULTI,
+        [
+            set_(("router",), {"name": "component", "version": "1.0.0"}),
+            set_((*MN_ROW, "router"), {"name": "component", "version": "1.0.0"}),
+        ],
+    ),
+    (
+        "mixed-scope-kv-p2p",
+        "TestMasterConfigEntries::test_component_metadata_rejects_mixed_scopes[kv-p2p-transfer]",
+        MULTI,
+        [set_((*MN_ROW, "kv-p2p-transfer"), "nixl")],
+    ),
+    (
+        "disagg-needs-kv-p2p",
+        "TestMasterConfigEntries::test_disagg_requires_kv_p2p_transfer",
+        MULTI,
+        [drop(("kv-p2p-transfer",))],
+    ),
+    (
+        "disagg-partial-kv-p2p",
+        "TestMasterConfigEntries::test_disagg_rejects_partial_search_space_kv_p2p_transfer",
+        MULTI,
+        [
+            drop(("kv-p2p-transfer",)),
+            ("append", ("scenarios", "fixed-seq-len", 0, "search-space"), None),
+            set_((*MN_ROW, "kv-p2p-transfer"), "nixl"),
+        ],
+    ),
     ("single-disagg", "TestMasterConfigEntries::test_disagg_requires_multinode", SINGLE, [set_(("disagg",), True)]),
-    ("single-agentic-runner", "TestMasterConfigEntries::test_single_node_agentic_master_config_requires_cluster_runner",
-     SINGLE, [set_(("runner",), "b200"), set_(("image",), "vllm/vllm-openai:test"),
-              replace_(("scenarios",), {"agentic-coding": [{"search-space": [
-                  {"tp": 8, "conc-list": [1], "kv-offloading": "none"}]}]})]),
-    ("multi-agentic-runner", "TestMasterConfigEntries::test_multinode_agentic_master_config_requires_cluster_runner",
-     MULTI, [set_(("runner",), "b200-multinode"), replace_(("scenarios",), {"agentic-coding": [{"search-space": [
-         {"spec-decoding": "none", "conc-list": [1],
-          "prefill": {"hardware": "b200", "num-worker": 1, "tp": 4, "ep": 4, "dp-attn": True},
-          "decode": {"hardware": "b200", "num-worker": 1, "tp": 8, "ep": 8, "dp-attn": False}}]}]})]),
+    (
+        "single-agentic-runner",
+        "TestMasterConfigEntries::test_single_node_agentic_master_config_requires_cluster_runner",
+        SINGLE,
+        [
+            set_(("runner",), "b200"),
+            set_(("image",), "vllm/vllm-openai:test"),
+            replace_(
+                ("scenarios",),
+                {"agentic-coding": [{"search-space": [{"tp": 8, "conc-list": [1], "kv-offloading": "none"}]}]},
+            ),
+        ],
+    ),
+    (
+        "multi-agentic-runner",
+        "TestMasterConfigEntries::test_multinode_agentic_master_config_requires_cluster_runner",
+        MULTI,
+        [
+            set_(("runner",), "b200-multinode"),
+            replace_(
+                ("scenarios",),
+                {
+                    "agentic-coding": [
+                        {
+                            "search-space": [
+                                {
+                                    "spec-decoding": "none",
+                                    "conc-list": [1],
+                                    "prefill": {"hardware": "b200", "num-worker": 1, "tp": 4, "ep": 4, "dp-attn": True},
+                                    "decode": {"hardware": "b200", "num-worker": 1, "tp": 8, "ep": 8, "dp-attn": False},
+                                }
+                            ]
+                        }
+                    ]
+                },
+            ),
+        ],
+    ),
     ("missing-model", "TestValidateMasterConfig::test_invalid_config_raises_valueerror", SINGLE, [drop(("model",))]),
-    ("duplicate-across-files", "TestLoadConfigFiles::test_duplicate_keys_raise_error", SINGLE, [("duplicate", (), None)]),
-    ("missing-fields", "TestLoadConfigFiles::test_validation_runs_by_default", SINGLE,
-     [replace_((), {"image": "test-image"})]),
+    (
+        "duplicate-across-files",
+        "TestLoadConfigFiles::test_duplicate_keys_raise_error",
+        SINGLE,
+        [("duplicate", (), None)],
+    ),
+    (
+        "missing-fields",
+        "TestLoadConfigFiles::test_validation_runs_by_default",
+        SINGLE,
+        [replace_((), {"image": "test-image"})],
+    ),
 ]
 
 
@@ -398,8 +585,12 @@ def cases(repo: Path, python: str) -> None:
         context = {p: b for p, b in ((amd_path, amd),) if not dup}
         cs = ChangeSet(files=tuple(files), context=context, pr_number=99999, repo="SemiAnalysisAI/InferenceX",
                        base_time=judge)
-        found = [f for f in run(cs, rules=[rr104]).findings if key in f.message or "Duplicate configuration" in f.message]
-        tool = truth.get(f"rrcase-{name}") if not dup else "ValueError: Duplicate configuration keys (load_config_files)"
+        found = [
+            f for f in run(cs, rules=[rr104]).findings if key in f.message or "Duplicate configuration" in f.message
+        ]
+        tool = (
+            truth.get(f"rrcase-{name}") if not dup else "ValueError: Duplicate configuration keys (load_config_files)"
+        )
         ok = bool(found) and tool is not None and same_reason(found[0].message, tool)
         caught += ok
         mark = "caught" if ok else ("MISSED" if tool is not None else "main's validation accepts it")

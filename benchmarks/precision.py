@@ -355,9 +355,12 @@ def print_report(rep: dict, out=sys.stdout) -> None:
 def markdown_table(rep: dict) -> str:
     """The per-rule table of a report, as notes/precision.md shows it."""
     b = rep["blocked_heads"]
-    lines = [f"PR heads with a blocking finding: {b['blocked']}/{b['heads']} = {_pct(b['share']).strip()}", "",
-             "| Rule | Name | Severity | Findings | PRs | PR heads blocked | Judged | true/nit/false | Precision | Status |",
-             "|---|---|---|---:|---:|---:|---:|---|---:|---|"]
+    lines = [
+        f"PR heads with a blocking finding: {b['blocked']}/{b['heads']} = {_pct(b['share']).strip()}",
+        "",
+        "| Rule | Name | Severity | Findings | PRs | PR heads blocked | Judged | true/nit/false | Precision | Status |",
+        "|---|---|---|---:|---:|---:|---:|---|---:|---|",
+    ]
     for code, r in rep["rules"].items():
         v = r["verdicts"]
         lines.append(f"| {code} | {r['name']} | {r['severity']} | {r['findings']} | {r['prs']} | {r['prs_blocked']} | "

@@ -111,67 +111,170 @@ class Row(NamedTuple):
 # other unknown code is ignored (and reported), so later rule families can be wired in here first.
 CATEGORY_RULES: dict[str, Row] = {
     # perf-changelog.yaml
-    "pr_link_placeholder": Row(("RR004", "RR005", "RR026"), "RR005 flags the `XXX` placeholder, RR004 every other non-canonical pr-link (TBD, TODO, xxxx); RR026 where no gate or written rule of the time forbade it"),
-    "pr_link_wrong": Row(("RR004", "RR026"), "a pr-link that is not this PR's canonical link (RR026 where nothing of the time forbade it)"),
-    "pr_link_malformed": Row(("RR004", "RR026"), "a pr-link without a PR number is not the canonical link (the merge path rejects it; RR026 before the merge path)"),
-    "pr_link_missing": Row(("RR003", "RR004"), "a missing pr-link key breaks the entry schema and is not the canonical link"),
-    "changelog_misplaced": Row(("RR001", "RR026"), "a new entry above existing entries instead of at the end (RR026 before the rule was written)"),
-    "changelog_history_edit": Row(("RR002", "RR026"), "existing changelog entries edited or deleted (RR026 where only an unwritten convention forbade it)"),
-    "changelog_separator": Row(("RR007", "RR002", "RR016", "RR026"), "irregular separators around new entries (RR007, rejected at merge), re-spaced historical bytes incl. the end of base (RR002), whitespace-only lines in new text (RR016)"),
-    "file_trailing_newline": Row(("RR006", "RR015", "RR026"), "the changelog's final newline is part of the byte format (RR006); a base without one breaks every append (RR015)"),
+    "pr_link_placeholder": Row(
+        ("RR004", "RR005", "RR026"),
+        "RR005 flags the `XXX` placeholder, RR004 every other non-canonical pr-link (TBD, TODO, xxxx); RR026 where no gate or written rule of the time forbade it",
+    ),
+    "pr_link_wrong": Row(
+        ("RR004", "RR026"),
+        "a pr-link that is not this PR's canonical link (RR026 where nothing of the time forbade it)",
+    ),
+    "pr_link_malformed": Row(
+        ("RR004", "RR026"),
+        "a pr-link without a PR number is not the canonical link (the merge path rejects it; RR026 before the merge path)",
+    ),
+    "pr_link_missing": Row(
+        ("RR003", "RR004"), "a missing pr-link key breaks the entry schema and is not the canonical link"
+    ),
+    "changelog_misplaced": Row(
+        ("RR001", "RR026"),
+        "a new entry above existing entries instead of at the end (RR026 before the rule was written)",
+    ),
+    "changelog_history_edit": Row(
+        ("RR002", "RR026"),
+        "existing changelog entries edited or deleted (RR026 where only an unwritten convention forbade it)",
+    ),
+    "changelog_separator": Row(
+        ("RR007", "RR002", "RR016", "RR026"),
+        "irregular separators around new entries (RR007, rejected at merge), re-spaced historical bytes incl. the end of base (RR002), whitespace-only lines in new text (RR016)",
+    ),
+    "file_trailing_newline": Row(
+        ("RR006", "RR015", "RR026"),
+        "the changelog's final newline is part of the byte format (RR006); a base without one breaks every append (RR015)",
+    ),
     "changelog_missing": Row(("RR009",), "a PR that changes configs, recipes or scripts without a changelog entry"),
-    "changelog_keys_incomplete": Row(("RR011",), "a master-config key the PR adds or changes that no new entry selects"),
-    "changelog_description_empty": Row(("RR003", "RR017"), "an empty description list (RR003) or an empty/placeholder description item (RR017)"),
-    "changelog_empty_entry": Row(("RR003", "RR018"), "an entry without keys, description or pr-link (RR003), an empty config-keys list or item (RR018)"),
-    "changelog_test_entry": Row(("RR017", "RR019"), "a `test`/`TEMP … DO NOT MERGE` description (RR017), a wildcard-only `*` selection (RR019)"),
-    "changelog_duplicate_entry": Row(("RR020",), "a second new entry with the same keys, or a copy of an existing entry"),
-    "changelog_flag_wrong": Row(("RR021", "RR022", "RR023"), "evals-only/all-evals on keys whose throughput changes (RR021); an entry whose flags leave no job (RR022); an entry that only speaks of evals without evals-only (RR023)"),
-    "changelog_description_incomplete": Row(("RR256",), "a changed image or engine flag that no description item mentions"),
-    "changelog_claim_wrong": Row(("RR251", "RR252", "RR253", "RR254", "RR255"), "description claims vs the diff: values (RR251), versions (RR252), search space and arms (RR253), more/fewer configs (RR254), runner names (RR255)"),
-    "numeric_claim_wrong": Row(("RR250", "RR251", "RR252", "RR253"), "a numeric claim (arithmetic, value, version transition, concurrency range) in a comment or description that is wrong"),
-    "stale_comment": Row(("RR251", "RR421", "RR108"), "a comment whose numeric claim disagrees with the value it describes (RR251 in YAML, RR421 a script comment on a flag the PR changes), or calls a master key identical to one it no longer matches (RR108)"),
+    "changelog_keys_incomplete": Row(
+        ("RR011",), "a master-config key the PR adds or changes that no new entry selects"
+    ),
+    "changelog_description_empty": Row(
+        ("RR003", "RR017"), "an empty description list (RR003) or an empty/placeholder description item (RR017)"
+    ),
+    "changelog_empty_entry": Row(
+        ("RR003", "RR018"),
+        "an entry without keys, description or pr-link (RR003), an empty config-keys list or item (RR018)",
+    ),
+    "changelog_test_entry": Row(
+        ("RR017", "RR019"), "a `test`/`TEMP … DO NOT MERGE` description (RR017), a wildcard-only `*` selection (RR019)"
+    ),
+    "changelog_duplicate_entry": Row(
+        ("RR020",), "a second new entry with the same keys, or a copy of an existing entry"
+    ),
+    "changelog_flag_wrong": Row(
+        ("RR021", "RR022", "RR023"),
+        "evals-only/all-evals on keys whose throughput changes (RR021); an entry whose flags leave no job (RR022); an entry that only speaks of evals without evals-only (RR023)",
+    ),
+    "changelog_description_incomplete": Row(
+        ("RR256",), "a changed image or engine flag that no description item mentions"
+    ),
+    "changelog_claim_wrong": Row(
+        ("RR251", "RR252", "RR253", "RR254", "RR255"),
+        "description claims vs the diff: values (RR251), versions (RR252), search space and arms (RR253), more/fewer configs (RR254), runner names (RR255)",
+    ),
+    "numeric_claim_wrong": Row(
+        ("RR250", "RR251", "RR252", "RR253"),
+        "a numeric claim (arithmetic, value, version transition, concurrency range) in a comment or description that is wrong",
+    ),
+    "stale_comment": Row(
+        ("RR251", "RR421", "RR108"),
+        "a comment whose numeric claim disagrees with the value it describes (RR251 in YAML, RR421 a script comment on a flag the PR changes), or calls a master key identical to one it no longer matches (RR108)",
+    ),
     # master configs
-    "image_unpinned": Row(("RR102",), "an image without a tag or on a moving tag (`latest`, `…-latest`, bare `nightly`, `dev-<branch>`)"),
+    "image_unpinned": Row(
+        ("RR102",), "an image without a tag or on a moving tag (`latest`, `…-latest`, bare `nightly`, `dev-<branch>`)"
+    ),
     "yaml_duplicate_key": Row(("RR012",), "duplicate mapping keys are parse errors"),
-    "search_space": Row(("RR104", "RR106", "RR107"), "search-space shape the schema rejects (RR104, e.g. rows indented out of `search-space`), duplicate rows (RR106), a range narrowed to one point (RR107)"),
+    "search_space": Row(
+        ("RR104", "RR106", "RR107"),
+        "search-space shape the schema rejects (RR104, e.g. rows indented out of `search-space`), duplicate rows (RR106), a range narrowed to one point (RR107)",
+    ),
     "search_space_duplicate": Row(("RR106",), "rows with the same topology and overlapping concurrencies"),
     "conc_list_recipe_mismatch": Row((), "no rule compares master conc-list with a recipe's concurrencies"),
-    "config_script_missing": Row(("RR401", "RR417"), "a key whose launcher (interpreted) runs a benchmark script that does not exist (RR401) or another framework's script (RR417)"),
+    "config_script_missing": Row(
+        ("RR401", "RR417"),
+        "a key whose launcher (interpreted) runs a benchmark script that does not exist (RR401) or another framework's script (RR417)",
+    ),
     "recipe_selector_missing": Row((), "no rule checks CONFIG_FILE selectors against the matrix"),
-    "parallelism_label_mismatch": Row(("RR303", "RR215", "RR216"), "a master-config label (dp-attn, ep) that the engine does not run: a hard-coded expert-parallel flag (RR303), DP attention not enabled (RR215), another expert-parallel size (RR216)"),
+    "parallelism_label_mismatch": Row(
+        ("RR303", "RR215", "RR216"),
+        "a master-config label (dp-attn, ep) that the engine does not run: a hard-coded expert-parallel flag (RR303), DP attention not enabled (RR215), another expert-parallel size (RR216)",
+    ),
     # recipes
     "recipe_container_mismatch": Row(("RR304",), "a multi-node recipe's model.container differs from the master image"),
     "gpu_count_parallelism": Row(("RR207",), "a role's GPU count differs from the product of its parallelism"),
-    "disagg_node_count": Row(("RR217", "RR223", "RR218"), "nodes × GPUs per node that do not fit workers × GPUs per worker (too few: RR217; idle nodes: RR223), or an NpMd name that is not the worker layout (RR218)"),
-    "dram_budget": Row(("RR205", "RR206", "RR219"), "offload pool bytes vs TOTAL_CPU_DRAM_GB (RR205) or vs dram-utilization (RR206); any host pool above the node's budget or host DRAM (RR219)"),
-    "offload_pool_arithmetic": Row(("RR205", "RR219"), "per-rank × ranks vs the pool total and the budget (RR205); pools of every type × ranks on a node vs budget and host (RR219)"),
-    "capture_size_vs_conc": Row(("RR202", "RR204", "RR212", "RR213", "RR418"), "capture sizes vs the decode range max-num-seqs × (k + 1) (RR202, RR204); the capture cap (explicit, RR212, or the engine default, RR213) below the per-rank decode batch at the point's concurrency; a cap the script computes but never passes (RR418)"),
+    "disagg_node_count": Row(
+        ("RR217", "RR223", "RR218"),
+        "nodes × GPUs per node that do not fit workers × GPUs per worker (too few: RR217; idle nodes: RR223), or an NpMd name that is not the worker layout (RR218)",
+    ),
+    "dram_budget": Row(
+        ("RR205", "RR206", "RR219"),
+        "offload pool bytes vs TOTAL_CPU_DRAM_GB (RR205) or vs dram-utilization (RR206); any host pool above the node's budget or host DRAM (RR219)",
+    ),
+    "offload_pool_arithmetic": Row(
+        ("RR205", "RR219"),
+        "per-rank × ranks vs the pool total and the budget (RR205); pools of every type × ranks on a node vs budget and host (RR219)",
+    ),
+    "capture_size_vs_conc": Row(
+        ("RR202", "RR204", "RR212", "RR213", "RR418"),
+        "capture sizes vs the decode range max-num-seqs × (k + 1) (RR202, RR204); the capture cap (explicit, RR212, or the engine default, RR213) below the per-rank decode batch at the point's concurrency; a cap the script computes but never passes (RR418)",
+    ),
     "capture_list_exceeds_max_batch": Row(("RR214",), "TensorRT-LLM CUDA-graph sizes above max_batch_size"),
     "capture_list_decode_alignment": Row(("RR203",), "decode capture sizes off the (k + 1) grid"),
-    "max_num_seqs_vs_conc": Row(("RR210", "RR211"), "the benchmarked concurrency above what the serving workers admit: an explicit cap (RR210) or the engine default (RR211)"),
+    "max_num_seqs_vs_conc": Row(
+        ("RR210", "RR211"),
+        "the benchmarked concurrency above what the serving workers admit: an explicit cap (RR210) or the engine default (RR211)",
+    ),
     "recipe_placeholder": Row((), "no rule flags unsubstituted placeholder tokens in recipes"),
-    "mtp_env_missing": Row(("RR411", "RR221"), "an MTP script without the speculative-decoding environment its MTP siblings set (RR411); an SGLang speculative recipe role without SGLANG_ENABLE_SPEC_V2 on an image that needs it (RR221)"),
-    "sibling_flag_inconsistency": Row(("RR412", "RR411"), "a flag or variable ≥80 % of sibling scripts set (RR412), the MTP environment of MTP siblings (RR411)"),
+    "mtp_env_missing": Row(
+        ("RR411", "RR221"),
+        "an MTP script without the speculative-decoding environment its MTP siblings set (RR411); an SGLang speculative recipe role without SGLANG_ENABLE_SPEC_V2 on an image that needs it (RR221)",
+    ),
+    "sibling_flag_inconsistency": Row(
+        ("RR412", "RR411"),
+        "a flag or variable ≥80 % of sibling scripts set (RR412), the MTP environment of MTP siblings (RR411)",
+    ),
     # benchmark scripts and launchers
-    "mtp_flags_missing": Row(("RR411", "RR410"), "speculative settings of an MTP point: its environment (RR411), flags on the wrong scripts (RR410)"),
-    "mtp_chat_template": Row(("RR302", "RR220"), "an MTP script's run_benchmark_serving without --use-chat-template (RR302), or an MTP srt-slurm recipe without benchmark.use_chat_template (RR220)"),
+    "mtp_flags_missing": Row(
+        ("RR411", "RR410"),
+        "speculative settings of an MTP point: its environment (RR411), flags on the wrong scripts (RR410)",
+    ),
+    "mtp_chat_template": Row(
+        ("RR302", "RR220"),
+        "an MTP script's run_benchmark_serving without --use-chat-template (RR302), or an MTP srt-slurm recipe without benchmark.use_chat_template (RR220)",
+    ),
     "expert_parallel_flag": Row(("RR303",), "--enable-expert-parallel not tied to EP_SIZE"),
     "header_comment": Row(("RR301",), "a header comment block at the top of a file"),
-    "script_logic_bug": Row(("RR404", "RR423", "RR405", "RR406", "RR407", "RR416", "RR414", "RR415", "RR418"), "script control flow read from the parse tree and the per-point command line: set -u reads (proven and might-be-unset), flags without values, commands overwritten, health checks without --fail, validated-unused variables, values never read, ShellCheck defects"),
-    "script_name_mismatch": Row(("RR402", "RR401", "RR417"), "an added script no key reaches while its key runs another (RR402), the key's path missing (RR401) or another framework's script (RR417)"),
-    "launcher_bug": Row(("RR413", "RR401", "RR402", "RR417", "RR414", "RR420", "RR405"), "a launcher that is no script (RR413), builds a missing (RR401) or wrong (RR402, RR417) script path, has a ShellCheck error (RR414), hands a `:selector[N]` CONFIG_FILE to a file tool (RR420), or never sets an input its script passes as a flag's value (RR405, on the launcher)"),
+    "script_logic_bug": Row(
+        ("RR404", "RR423", "RR405", "RR406", "RR407", "RR416", "RR414", "RR415", "RR418"),
+        "script control flow read from the parse tree and the per-point command line: set -u reads (proven and might-be-unset), flags without values, commands overwritten, health checks without --fail, validated-unused variables, values never read, ShellCheck defects",
+    ),
+    "script_name_mismatch": Row(
+        ("RR402", "RR401", "RR417"),
+        "an added script no key reaches while its key runs another (RR402), the key's path missing (RR401) or another framework's script (RR417)",
+    ),
+    "launcher_bug": Row(
+        ("RR413", "RR401", "RR402", "RR417", "RR414", "RR420", "RR405"),
+        "a launcher that is no script (RR413), builds a missing (RR401) or wrong (RR402, RR417) script path, has a ShellCheck error (RR414), hands a `:selector[N]` CONFIG_FILE to a file tool (RR420), or never sets an input its script passes as a flag's value (RR405, on the launcher)",
+    ),
     "lib_source_path": Row(("RR403",), "a `source` whose interpreted path does not exist"),
-    "prefix_cache_flag": Row(("RR412", "RR419"), "a prefix-cache flag the scenario's siblings set and this script lacks or drops (RR412); an agentic script that turns the prefix cache off (RR419)"),
+    "prefix_cache_flag": Row(
+        ("RR412", "RR419"),
+        "a prefix-cache flag the scenario's siblings set and this script lacks or drops (RR412); an agentic script that turns the prefix cache off (RR419)",
+    ),
     "kv_cache_dtype": Row(("RR412",), "--kv-cache-dtype that the family's siblings set and this script lacks"),
     "max_model_len": Row((), "no rule checks max-model-len against the sequence lengths"),
-    "spec_decode_in_non_mtp": Row(("RR410", "RR422"), "speculative flags on the command line of a point without spec-decoding (RR410), or added to a plain-named script no point reaches (RR422)"),
+    "spec_decode_in_non_mtp": Row(
+        ("RR410", "RR422"),
+        "speculative flags on the command line of a point without spec-decoding (RR410), or added to a plain-named script no point reaches (RR422)",
+    ),
     "served_model_name_mismatch": Row((), "no rule checks served model names"),
     "staged_model_path_ignored": Row((), "no rule checks MODEL_PATH use"),
     "eval_context_not_wired": Row((), "no rule follows variables into the serve command"),
     "invalid_cli_flag": Row((), "no rule knows engine CLI flags"),
     "env_default_style": Row((), "no rule checks environment-default style"),
     "benchmark_client_args": Row((), "no rule checks benchmark client arguments"),
-    "benchmark_helper_bypass": Row(("RR409", "RR408"), "benchmark_serving.py run directly (RR409), sizes hard-coded in the client call (RR408)"),
+    "benchmark_helper_bypass": Row(
+        ("RR409", "RR408"), "benchmark_serving.py run directly (RR409), sizes hard-coded in the client call (RR408)"
+    ),
     # out of scope (in_scope false in the data): never scored
     "python_code_bug": Row((), "out of scope: Python tooling"),
     "workflow_bug": Row((), "out of scope: workflows"),
@@ -548,7 +651,9 @@ def added_lines(repo: Path, queries: Iterable[tuple[str, str]]) -> dict[tuple[st
         if not bases[c]:
             continue
         try:
-            diff = _git(repo, "diff", "-U0", "--no-color", bases[c], c, "--", *path_variants(p)).decode("utf-8", "replace")
+            diff = _git(repo, "diff", "-U0", "--no-color", bases[c], c, "--", *path_variants(p)).decode(
+                "utf-8", "replace"
+            )
         except RuntimeError:
             continue
         lines: set[int] = set()
@@ -697,8 +802,12 @@ def run_reviews(repo: Path, pairs: Iterable[tuple[int, str]], jobs: int = 2, cac
         # spawn (no fork of a possibly threaded parent); the initializer lets the workers import
         # this module by whatever name it was loaded under
         here = str(Path(__file__).resolve().parent)
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                                 initializer=exec, initargs=(f"import sys; sys.path[:0] = [{here!r}, {str(ROOT)!r}]",)) as pool:
+        with ProcessPoolExecutor(
+            max_workers=jobs,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=exec,
+            initargs=(f"import sys; sys.path[:0] = [{here!r}, {str(ROOT)!r}]",),
+        ) as pool:
             futures = [(t, pool.submit(_review_task, t)) for t in todo]
             for (_, commit, pr), fut in futures:
                 try:
@@ -843,7 +952,11 @@ def print_report(rep: dict, examples: int = 3, out=sys.stdout) -> None:
     for r in rep["not_evaluable"]:
         extra = ""
         if "at_pr_head" in r:
-            extra = " (present at the PR head: renamed or added later)" if r["at_pr_head"] else " (absent at the PR head too)"
+            extra = (
+                " (present at the PR head: renamed or added later)"
+                if r["at_pr_head"]
+                else " (absent at the PR head too)"
+            )
         p(f"  #{r['pr']} {r['path']}:{r['line']}  {r['reason']}{extra}; upper: {r['upper']}")
     rp = rep.get("reproducible")
     if rp:

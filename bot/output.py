@@ -45,7 +45,9 @@ def as_text(report: Report, config_errors: list[str] = (), quiet: bool = False, 
         out.append(f"config: {err} (defaults used)")
     for f in report.findings:
         where = f"{f.path}:{f.line}" if f.line else (f.path or "(changeset)")
-        out.append(f"{st('path', where)}: {st(f.severity.value, MARK[f.severity.value])} {f.code} {f.name}: {f.message}")
+        out.append(
+            f"{st('path', where)}: {st(f.severity.value, MARK[f.severity.value])} {f.code} {f.name}: {f.message}"
+        )
         if f.why:
             out.append(st("dim", f"    why it matters: {f.why}"))
         if f.fix:
@@ -130,8 +132,12 @@ def step_summary(report: Report, config_errors: list[str] = (), quiet: bool = Fa
     then the checks that passed and those that did not run (`quiet`: the findings only)."""
     passed = [c for c in report.checks if c.status == "passed"]
     other = [c for c in report.checks if c.status != "passed"]
-    lines = ["## recipe-review", "",
-             f"🔴 {len(report.blocking)} blocking · 🟡 {len(report.nits)} nit(s) · ✅ {len(passed)} check(s) passed", ""]
+    lines = [
+        "## recipe-review",
+        "",
+        f"🔴 {len(report.blocking)} blocking · 🟡 {len(report.nits)} nit(s) · ✅ {len(passed)} check(s) passed",
+        "",
+    ]
     if config_errors:
         lines += ["⚠️ The repository config is invalid; the defaults were used:", ""]
         lines += [f"- {_md_cell(e)}" for e in config_errors] + [""]
@@ -149,7 +155,11 @@ def step_summary(report: Report, config_errors: list[str] = (), quiet: bool = Fa
         lines += [f"- ✅ **{_md_cell(c.name)}**: {_md_cell(c.detail)}" for c in passed] + ["", "</details>", ""]
     if other and not quiet:
         lines += [f"<details><summary>{len(other)} check(s) not run</summary>", ""]
-        lines += [f"- ⚪ **{_md_cell(c.name)}** ({c.status}): {_md_cell(c.detail)}" for c in other] + ["", "</details>", ""]
+        lines += [f"- ⚪ **{_md_cell(c.name)}** ({c.status}): {_md_cell(c.detail)}" for c in other] + [
+            "",
+            "</details>",
+            "",
+        ]
     return "\n".join(lines) + "\n"
 
 

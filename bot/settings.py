@@ -196,7 +196,9 @@ def startup_problems(environ: Mapping[str, str], role: Literal["serve", "worker"
             problems.append("no GitHub credentials: set GITHUB_APP_ID with GITHUB_PRIVATE_KEY or "
                             "GITHUB_PRIVATE_KEY_PATH (the App), or GITHUB_TOKEN")
     elif app_id is not None and not (key or key_path):
-        problems.append("GITHUB_APP_ID is set without its private key: set GITHUB_PRIVATE_KEY or GITHUB_PRIVATE_KEY_PATH")
+        problems.append(
+            "GITHUB_APP_ID is set without its private key: set GITHUB_PRIVATE_KEY or GITHUB_PRIVATE_KEY_PATH"
+        )
     if key and not key_path:
         problem = _key_problem(names["github_private_key"], normalize_private_key(key))
         if problem:

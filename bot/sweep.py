@@ -84,9 +84,14 @@ def evaluate(labels: Iterable[str], cfg: LabelsConfig, facts: ChangelogFacts | N
         problems.append(f"Keep exactly one primary label; this PR has {len(prim)}: "
                         + ", ".join(f"`{p}`" for p in prim) + ".")
     if mods and not prim:
-        problems.append("The modifier" + ("s " if len(mods) > 1 else " ") + ", ".join(f"`{m}`" for m in mods)
-                        + (" only count" if len(mods) > 1 else " only counts") + f" next to a primary label: add one (e.g. `{cfg.primary[0]}`) or remove "
-                        + ("them." if len(mods) > 1 else "it."))
+        problems.append(
+            "The modifier"
+            + ("s " if len(mods) > 1 else " ")
+            + ", ".join(f"`{m}`" for m in mods)
+            + (" only count" if len(mods) > 1 else " only counts")
+            + f" next to a primary label: add one (e.g. `{cfg.primary[0]}`) or remove "
+            + ("them." if len(mods) > 1 else "it.")
+        )
     if facts is None or not facts.appends:
         problems.append("Append an entry at the end of `perf-changelog.yaml`: sweeps run only for a PR that "
                         "appends one.")

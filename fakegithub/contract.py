@@ -31,8 +31,12 @@ _BASE = "urn:github-rest-openapi"  # the URI the OpenAPI document is registered 
 # `Issue.add_to_labels` / `set_labels` send, while their schema lists only `{"labels": [...]}`.
 # Such a body is validated in its documented equivalent form.
 _EQUIVALENT_FORMS = {
-    ("POST", "/repos/{owner}/{repo}/issues/{issue_number}/labels"): lambda b: {"labels": b} if isinstance(b, list) else b,
-    ("PUT", "/repos/{owner}/{repo}/issues/{issue_number}/labels"): lambda b: {"labels": b} if isinstance(b, list) else b,
+    ("POST", "/repos/{owner}/{repo}/issues/{issue_number}/labels"): lambda b: (
+        {"labels": b} if isinstance(b, list) else b
+    ),
+    ("PUT", "/repos/{owner}/{repo}/issues/{issue_number}/labels"): lambda b: (
+        {"labels": b} if isinstance(b, list) else b
+    ),
 }
 
 

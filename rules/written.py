@@ -151,17 +151,29 @@ def proof_line(proof: str | None) -> str | None:
 # neither holds. `recipe-review docs` writes the table (docs/written-rules.md); a test keeps every
 # ID accounted for and drops an entry once the ID is covered.
 GAPS: dict[str, tuple[str, str]] = {
-    "A3": ("partly", "enforced as a nit (RR002): judged as blocking, 8 of 10 after the revert exception; a "
-                     "mis-indented new entry read as a history change was one of the two false"),
+    "A3": (
+        "partly",
+        "enforced as a nit (RR002): judged as blocking, 8 of 10 after the revert exception; a "
+        "mis-indented new entry read as a history change was one of the two false",
+    ),
     "A4": ("partly", "enforced as a nit (RR002), see A3"),
-    "A8": ("partly", "enforced as a nit (RR012): its gate-rejected parse failures and its duplicate keys no gate "
-                     "rejects are one rule; an unparsable changelog is still blocked by changelog-format-broken"),
-    "A1": ("partly", "enforced as a nit (RR009, RR024): judged as blocking, 3 of 10 findings proved a benchmark "
-                     "change; edits after the benchmark client's last run and recipes nothing names are told apart "
-                     "(RR024), no-op flags and eval-only branches before the client are not yet"),
-    "A14": ("partly", "enforced as a nit (RR011): judged as blocking, 7 of 10 findings were proved; the other "
-                      "keys came from the base or an integration branch the PR was built on, which a review of "
-                      "the diff against the merge base cannot tell apart yet"),
+    "A8": (
+        "partly",
+        "enforced as a nit (RR012): its gate-rejected parse failures and its duplicate keys no gate "
+        "rejects are one rule; an unparsable changelog is still blocked by changelog-format-broken",
+    ),
+    "A1": (
+        "partly",
+        "enforced as a nit (RR009, RR024): judged as blocking, 3 of 10 findings proved a benchmark "
+        "change; edits after the benchmark client's last run and recipes nothing names are told apart "
+        "(RR024), no-op flags and eval-only branches before the client are not yet",
+    ),
+    "A14": (
+        "partly",
+        "enforced as a nit (RR011): judged as blocking, 7 of 10 findings were proved; the other "
+        "keys came from the base or an integration branch the PR was built on, which a review of "
+        "the diff against the merge base cannot tell apart yet",
+    ),
     "C2": ("partly", "enforced as a nit (RR103): the repository says keys follow the pattern typically, not always"),
     "A9": ("partly", "changelog-format-broken (RR006) checks entry starts; no fixture of its own yet"),
     "A10": ("partly", "a pr-link correction entry is not judged apart from other entries"),
@@ -170,7 +182,10 @@ GAPS: dict[str, tuple[str, str]] = {
     "A19": ("partly", "the base-versus-head matrix comparison of append-only entries is not built"),
     "A20": ("partly", "tracing an append-only change to the lines existing points execute is not built"),
     "A21": ("partly", "sweep generation is emulated per master key (RR105); the changelog's own matrix has no fixture"),
-    "A22": ("partly", "changelog-pr-link-placeholder (RR005) flags the placeholder whether or not a sweep is asked for"),
+    "A22": (
+        "partly",
+        "changelog-pr-link-placeholder (RR005) flags the placeholder whether or not a sweep is asked for",
+    ),
     "B1": ("partly", "the App's sweep-gate check counts primary labels; it is not a rule with fixtures"),
     "B2": ("partly", "the App's sweep-gate ignores a lone modifier; it is not a rule with fixtures"),
     "B3": ("partly", "only the App's help text recommends the fail-fast sweep"),
@@ -209,7 +224,10 @@ GAPS: dict[str, tuple[str, str]] = {
     "G1": ("partly", "the sign-off comment is GitHub data; the template check is not built here"),
     "G2": ("partly", "CODEOWNERS and the signer are GitHub data; the scope check is not built here"),
     "G3": ("partly", "the sweep's runs are Actions data; not read by a rule yet"),
-    "G4": ("person", "whether the upstream recipe's arguments match the benchmark's is a reading of another project's docs"),
+    "G4": (
+        "person",
+        "whether the upstream recipe's arguments match the benchmark's is a reading of another project's docs",
+    ),
     "G5": ("partly", "a bilingual title is decidable, an AI disclosure's wording needs a person; not built"),
     "G6": ("person", "how many Pareto points a curve needs is decided per PR by the maintainers (admin bypass)"),
     "G7": ("person", "the precision a draft model ships at is the model publisher's data, not the repository's"),

@@ -59,7 +59,9 @@ def test_version():
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, f"recipe-review {__version__}\n", "")
 
 
-@pytest.mark.parametrize("key", ["RR001", "rr001", "changelog-entry-misplaced"], ids=["code", "lower-case code", "name"])
+@pytest.mark.parametrize(
+    "key", ["RR001", "rr001", "changelog-entry-misplaced"], ids=["code", "lower-case code", "name"]
+)
 def test_rule_prints_one_rules_documentation(key):
     proc = rr("rule", key)
     assert proc.returncode == 0, proc.stderr
@@ -277,8 +279,9 @@ def test_dry_run_exits_1_when_it_would_rewrite_and_0_when_nothing_is_left(mispla
 
 
 def test_dry_run_exits_1_on_a_blocking_finding_it_cannot_fix(git_repo):
-    git_repo.commit({"perf-changelog.yaml": BASE, ".github/recipe-review.yml": "rules:\n  RR009: {severity: blocking}\n"},
-                    "base")  # RR009 is a nit by default: the repository makes it blocking
+    git_repo.commit(
+        {"perf-changelog.yaml": BASE, ".github/recipe-review.yml": "rules:\n  RR009: {severity: blocking}\n"}, "base"
+    )  # RR009 is a nit by default: the repository makes it blocking
     git_repo.commit({SCRIPT: BAD_SCRIPT}, "a script without an entry (RR009)", branch="feature")
     git_repo.git("checkout", "-q", "feature")
     proc = fix(git_repo, "--dry-run")
@@ -296,7 +299,10 @@ def test_fix_select_fixes_and_reports_the_selection_only(misplaced, flag):
 
 
 def test_fix_select_errors_exit_2(misplaced):
-    for args, message in ((("--select", "RR999"), "--select: no rule has"), (("--only", "RR999"), "--only: no rule has"),
-                          (("--only", "RR001", "--select", "RR002"), "--only is another name for --select")):
+    for args, message in (
+        (("--select", "RR999"), "--select: no rule has"),
+        (("--only", "RR999"), "--only: no rule has"),
+        (("--only", "RR001", "--select", "RR002"), "--only is another name for --select"),
+    ):
         proc = fix(misplaced, *args)
         assert proc.returncode == 2 and message in proc.stderr, proc.stderr

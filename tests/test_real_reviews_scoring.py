@@ -162,7 +162,9 @@ def test_upper_bound_takes_the_best_same_day_commit_and_strict_only_the_reviewed
 def test_upper_bound_counts_a_same_day_commit_when_the_reviewed_one_is_not_evaluable():
     present = _present(("c2", "perf-changelog.yaml"))
     states = {(1, "c1"): {"missing": True}, (1, "c2"): {"findings": []}}
-    [row] = rr.score_all([theirs(same_day=("c2",))], states, present, {"pr_link_wrong": Row(("RR004",), "r")}, {"RR004"})
+    [row] = rr.score_all(
+        [theirs(same_day=("c2",))], states, present, {"pr_link_wrong": Row(("RR004",), "r")}, {"RR004"}
+    )
     assert row["strict"]["result"] == "not_evaluable" and row["upper"]["result"] == "missed"
     fig = rr.summarize([row])["overall"]
     assert (fig["strict"]["evaluable"], fig["strict"]["recall"]) == (0, None)
@@ -177,7 +179,9 @@ def test_best_prefers_the_first_on_a_tie():
 
 def test_recall_counts_caught_only_and_groups_by_category_and_reviewer():
     present = _present(("c1", "perf-changelog.yaml"))
-    states = {(1, "c1"): {"findings": [ours("RR004", "perf-changelog.yaml", 10), ours("RR001", "perf-changelog.yaml", 30)]}}
+    states = {
+        (1, "c1"): {"findings": [ours("RR004", "perf-changelog.yaml", 10), ours("RR001", "perf-changelog.yaml", 30)]}
+    }
     table = {"pr_link_wrong": Row(("RR004",), "r"), "changelog_misplaced": Row(("RR001",), "r"),
              "script_logic_bug": Row((), "none yet")}
     findings = [theirs(line=10), theirs(line=60, category="changelog_misplaced", reviewer="human"),
@@ -260,8 +264,24 @@ def test_in_process_review_equals_the_cli(ix_repo, capsys):
 
     repo, first, _ = ix_repo
     got = rr.review(str(repo.path), first, 4867)
-    assert cli.main(["check", "--repo", str(repo.path), "--base", rr.base_at(str(repo.path), first), "--head", first, "--pr-number", "4867",
-                     "--format", "json"]) == 0  # a nit only
+    assert (
+        cli.main(
+            [
+                "check",
+                "--repo",
+                str(repo.path),
+                "--base",
+                rr.base_at(str(repo.path), first),
+                "--head",
+                first,
+                "--pr-number",
+                "4867",
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )  # a nit only
     printed = json.loads(capsys.readouterr().out)
     assert got["findings"] == printed["findings"]
     assert [f["code"] for f in got["findings"]] == ["RR005"]

@@ -8,7 +8,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_written_rules_doc_is_current():
-    assert (ROOT / WRITTEN_DOC).read_text(encoding="utf-8") == written_doc(ROOT), "run: recipe-review docs --write README.md"
+    assert (ROOT / WRITTEN_DOC).read_text(encoding="utf-8") == written_doc(ROOT), (
+        "run: recipe-review docs --write README.md"
+    )
 
 
 def test_every_written_rule_is_accounted_for():

@@ -192,7 +192,9 @@ class Fetched:
     job: ReviewJob | None = None  # the job as read: its base is the PR's current one when the payload's was unknown
 
 
-def _compare(port: GitHubPort, job: ReviewJob) -> tuple[ReviewJob, str, list[FileInfo], int | None, int | None] | ReviewResult:
+def _compare(
+    port: GitHubPort, job: ReviewJob
+) -> tuple[ReviewJob, str, list[FileInfo], int | None, int | None] | ReviewResult:
     """Compare base and head; when GitHub does not know the payload's base (404/422), review against
     the PR's current base instead; when it does not know the head, follow the PR's current head."""
     try:
@@ -290,7 +292,9 @@ def fetch(port: GitHubPort, job: ReviewJob, drafts: bool = False) -> Fetched | R
     if listings:
         needed = sorted(needed_paths(ReviewContext(changeset, config)))
         for i in range(0, len(needed), BLOBS_PER_QUERY):
-            more = port.snapshot(job.repo, job.number, [f"{job.head_sha}:{p}" for p in needed[i:i + BLOBS_PER_QUERY]], [])
+            more = port.snapshot(
+                job.repo, job.number, [f"{job.head_sha}:{p}" for p in needed[i : i + BLOBS_PER_QUERY]], []
+            )
             snap.blobs.update(more.blobs)
             for key, oid in more.truncated.items():
                 snap.blobs[key] = port.blob(job.repo, oid)

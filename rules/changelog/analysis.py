@@ -1106,7 +1106,12 @@ def pr_link_verdict(link: str, repo: str | None, number: int | None,
     for a PR branched before the rename, `rules.conventions.Conventions.canonical_repos`).
     """
     m_old = _LINK.fullmatch(link)
-    if m_old and m_old.group(1) in also and m_old.group(2) != "XXX" and (number is None or int(m_old.group(2)) == number):
+    if (
+        m_old
+        and m_old.group(1) in also
+        and m_old.group(2) != "XXX"
+        and (number is None or int(m_old.group(2)) == number)
+    ):
         return PrLinkVerdict("ok" if number is not None else "ok-number-unknown",
                              f"canonical under {m_old.group(1)} (the repository's name at the base revision)",
                              canonical_link(m_old.group(1), number) if number is not None else None)

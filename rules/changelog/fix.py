@@ -289,10 +289,13 @@ def fix_changelog(d: ChangelogDiff, repo: str | None, number: int | None, *, lin
         return _refuse(d, f"the base version of `{d.path}` does not parse as the validator reads it: {problem}; "
                           "history cannot be repaired by restoring it")
     if d.corrections and not d.new_entries and not d.history_changes:
-        return _refuse(d, f"the PR only corrects the pr-link of {len(d.corrections)} existing entr"
-                          f"{'y' if len(d.corrections) == 1 else 'ies'} ({', '.join(e.label for e in d.corrections[:4])}); "
-                          "the merge path accepts that, the PR-run check rejects every link edit, and restoring "
-                          "the base would drop the PR's only changelog change: a decision for a person")
+        return _refuse(
+            d,
+            f"the PR only corrects the pr-link of {len(d.corrections)} existing entr"
+            f"{'y' if len(d.corrections) == 1 else 'ies'} ({', '.join(e.label for e in d.corrections[:4])}); "
+            "the merge path accepts that, the PR-run check rejects every link edit, and restoring "
+            "the base would drop the PR's only changelog change: a decision for a person",
+        )
     lines = _Lines(head)
     changes: list[str] = []
     if d.history_changes:
@@ -308,9 +311,12 @@ def fix_changelog(d: ChangelogDiff, repo: str | None, number: int | None, *, lin
                 indented = [n for n, row in enumerate(lines.rows[first - 1:], start=first)
                             if row.startswith(b" ") and row.lstrip().startswith(b"- config-keys:")]
                 if indented:
-                    return _refuse(d, f"head line {indented[0]:,} starts an entry with an indented `- config-keys:`, so "
-                                      "YAML reads it as part of the entry above and the PR adds no entry of its own; "
-                                      "start it at column 0 (then `/fix` can place it)")
+                    return _refuse(
+                        d,
+                        f"head line {indented[0]:,} starts an entry with an indented `- config-keys:`, so "
+                        "YAML reads it as part of the entry above and the PR adds no entry of its own; "
+                        "start it at column 0 (then `/fix` can place it)",
+                    )
                 return _refuse(d, f"the PR edits existing entries (head line(s) {_line_list(lost)}) and adds no entry; "
                                   "restoring them would drop the PR's only changelog change (a correction belongs in "
                                   "a new entry, a pr-link correction in a PR of its own)")
@@ -346,9 +352,12 @@ def fix_changelog(d: ChangelogDiff, repo: str | None, number: int | None, *, lin
         changes += done
     moved = [e for e, _ in d.misplaced if e.start_line in appended]
     if moved:
-        changes.insert(0, f"moved {len(moved)} new entr{'y' if len(moved) == 1 else 'ies'} "
-                          f"({', '.join(f'`{short(e.summary, 50)}` from line {e.start_line:,}' for e in moved[:MAX_LISTED])}) "
-                          "to the physical end of the file")
+        changes.insert(
+            0,
+            f"moved {len(moved)} new entr{'y' if len(moved) == 1 else 'ies'} "
+            f"({', '.join(f'`{short(e.summary, 50)}` from line {e.start_line:,}' for e in moved[:MAX_LISTED])}) "
+            "to the physical end of the file",
+        )
     if d.status == "added":
         first = d.new_entries[0].start_line if d.new_entries else len(lines) + 1
         prefix = lines.span(1, first - 1) + b"\n" if first > 1 else b""

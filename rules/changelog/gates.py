@@ -722,15 +722,21 @@ def _evaluate(ctx, d: ChangelogDiff) -> GateReport:
         return GateReport(d.path, conv, skipped=d.skip_reason)
     if d.status == "renamed":
         old = d.previous_path or "perf-changelog.yaml"
-        return GateReport(d.path, conv,
-                          changelog_pr_run=(GateFailure(PR_RUN, "file-missing", f"could not read {old} at the PR head"),),
-                          merge=(GateFailure(MERGE, "file-missing", f"[Errno 2] No such file or directory: '{old}'"),),
-                          merge_exists=conv.merge_path)
+        return GateReport(
+            d.path,
+            conv,
+            changelog_pr_run=(GateFailure(PR_RUN, "file-missing", f"could not read {old} at the PR head"),),
+            merge=(GateFailure(MERGE, "file-missing", f"[Errno 2] No such file or directory: '{old}'"),),
+            merge_exists=conv.merge_path,
+        )
     if d.status == "removed":
-        return GateReport(d.path, conv,
-                          changelog_pr_run=(GateFailure(PR_RUN, "deleted-line", f"Deletions are not allowed in {d.path}."),),
-                          merge=(GateFailure(MERGE, "entries-deleted", "perf-changelog.yaml entries were deleted"),),
-                          merge_exists=conv.merge_path)
+        return GateReport(
+            d.path,
+            conv,
+            changelog_pr_run=(GateFailure(PR_RUN, "deleted-line", f"Deletions are not allowed in {d.path}."),),
+            merge=(GateFailure(MERGE, "entries-deleted", "perf-changelog.yaml entries were deleted"),),
+            merge_exists=conv.merge_path,
+        )
     pr = _pr_run_failures(ctx, d, conv)
     mg = _merge_failures(d, ctx.changeset.pr_number, conv) if conv.merge_path or conv.pr_run_strict else []
     if conv.pr_run_strict:
@@ -774,16 +780,35 @@ def note(ctx, d: ChangelogDiff, pr_run: tuple[str, ...] = (), merge: tuple[str, 
     if st is False:
         report = gates_for(ctx, d)
         label = report.conventions.label if report is not None else "this revision"
-        return GateNote(f"Neither gate rejects this at {label}, and the base's guidance does not write this "
-                        f"convention down.", gn.evidence, None,
-                        unproven=(f"neither gate rejects this at {label}, and the base's written guidance "
-                                  f"does not state the contract ({contract.removeprefix('the documented contract ').strip('()') or written})"))
+        return GateNote(
+            f"Neither gate rejects this at {label}, and the base's guidance does not write this convention down.",
+            gn.evidence,
+            None,
+            unproven=(
+                f"neither gate rejects this at {label}, and the base's written guidance "
+                f"does not state the contract ({contract.removeprefix('the documented contract ').strip('()') or written})"
+            ),
+        )
     if st:
         return GateNote(gn.sentence, (*gn.evidence, f"{st.path}:{st.line}: `{short(st.text, 160)}`"), None)
     return gn
 
 
-__all__ = ["GateFailure", "GateNote", "GateReport", "PR_RUN", "MERGE", "STAGES", "CONTRACTS", "changelog_gates", "gates_for",
-           "gate_note", "note", "written_contract",
-           "entry_schema_error", "line_diff", "load11"]
+__all__ = [
+    "GateFailure",
+    "GateNote",
+    "GateReport",
+    "PR_RUN",
+    "MERGE",
+    "STAGES",
+    "CONTRACTS",
+    "changelog_gates",
+    "gates_for",
+    "gate_note",
+    "note",
+    "written_contract",
+    "entry_schema_error",
+    "line_diff",
+    "load11",
+]
 

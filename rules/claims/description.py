@@ -50,8 +50,9 @@ VERSION = (r"(?:v?\d+(?:\.\d+){1,3}(?:(?:\.|-)?(?:post|rc|dev|a|b)\d+)*(?:[-_][A
 _VERSION = re.compile(rf"(?<![\w.]){VERSION}(?![\w])")
 _TOKEN = re.compile(r"[`'\"]?([A-Za-z0-9][\w.:/@#+-]*[\w])[`'\"]?")
 _ARROW = re.compile(rf"(?P<x>(?:\S*?)?{VERSION})\s*(?:→|->|=>|⟶|➜)\s*(?P<y>(?:\S*?)?{VERSION})")
-_FROM_TO = re.compile(rf"\bfrom\s+[`'\"]?(?P<x>[\w./:@#+-]*?{VERSION})[`'\"]?\s+to\s+[`'\"]?(?P<y>[\w./:@#+-]*?{VERSION})",
-                      re.I)
+_FROM_TO = re.compile(
+    rf"\bfrom\s+[`'\"]?(?P<x>[\w./:@#+-]*?{VERSION})[`'\"]?\s+to\s+[`'\"]?(?P<y>[\w./:@#+-]*?{VERSION})", re.I
+)
 _TO_ONLY = re.compile(rf"\b(?:bump(?:ed|s)?|upgrad(?:e|ed|es)|updat(?:e|ed|es)|mov(?:e|ed|es)|switch(?:ed|es)?)\b"
                       rf"[^.;→]*?\bto\s+[`'\"]?(?P<y>[\w./:@#+-]*?{VERSION})", re.I)
 _CONC_RANGE = re.compile(r"\b(?:conc(?:urrenc(?:y|ies))?|CONC)\s*(?:range\s*)?(?:of\s*|=\s*|:\s*)?"
@@ -70,7 +71,9 @@ _MORE = re.compile(r"\b(?:more|additional|expand\w*|widen\w*|extend\w*|broaden\w
 _FEWER = re.compile(r"\b(?:fewer|less|narrow\w*|reduc\w*|trim\w*|prun\w*|shrink\w*)\s+(?:the\s+)?(?:\w+\s+){0,2}"
                     r"(?:configs?|configurations?|search[- ]?spaces?|points?|rows?)\b", re.I)
 _CLUSTER = re.compile(r"\bcluster:(?P<name>[A-Za-z0-9][\w.-]*)")
-_CONC_LIST = re.compile(r"(?:\bat\s+|\bconc(?:urrenc(?:y|ies))?\s*(?:=|:)?\s*)\[(?P<list>\d{1,6}(?:\s*,\s*\d{1,6})+)\]", re.I)
+_CONC_LIST = re.compile(
+    r"(?:\bat\s+|\bconc(?:urrenc(?:y|ies))?\s*(?:=|:)?\s*)\[(?P<list>\d{1,6}(?:\s*,\s*\d{1,6})+)\]", re.I
+)
 
 
 @dataclass(frozen=True)
@@ -263,10 +266,14 @@ def version_findings(item: Item, imgs: list[KeyImages]) -> list[Contradiction]:
         if wrong_from and (y_hits or x_hits):
             k = wrong_from[0]
             held = f" (true for {', '.join(f'`{h.key}`' for h in x_hits[:3])})" if x_hits else ""
-            out.append(Contradiction("version", item,
-                               f"The description says `from {core(x)}`, but `{k.key}` was on `{k.base}` at the base{held}.",
-                               (f"claim: `{x}` → `{y}`", *(f"`{c.key}`: base `{c.base}`, head `{c.head}`"
-                                                           for c in keys[:4]))))
+            out.append(
+                Contradiction(
+                    "version",
+                    item,
+                    f"The description says `from {core(x)}`, but `{k.key}` was on `{k.base}` at the base{held}.",
+                    (f"claim: `{x}` → `{y}`", *(f"`{c.key}`: base `{c.base}`, head `{c.head}`" for c in keys[:4])),
+                )
+            )
         elif wrong_to and (x_hits or y_hits):
             k = wrong_to[0]
             out.append(Contradiction("version", item,
@@ -285,7 +292,9 @@ def version_findings(item: Item, imgs: list[KeyImages]) -> list[Contradiction]:
     return out
 
 
-def search_space_findings(item: Item, heads: dict[str, Any], others: frozenset[str] = frozenset()) -> list[Contradiction]:
+def search_space_findings(
+    item: Item, heads: dict[str, Any], others: frozenset[str] = frozenset()
+) -> list[Contradiction]:
     """Ranges, `conc-start`/`conc-end` settings, concurrency lists and arms that the head rows contradict.
 
     `others`: names of master-config keys the entry does not select; a sentence that names one
@@ -362,10 +371,15 @@ def search_space_findings(item: Item, heads: dict[str, Any], others: frozenset[s
             where = " and ".join(x for x in ("/".join(t.group(0) for t in chain) or None,
                                             f"isl {seq[0]}" if seq else None) if x)
             lo, hi = min(spans.values(), key=lambda sp: (abs(sp[0] - a) + abs(sp[1] - b), sp))
-            out.append(Contradiction("search-space", item,
-                               f"The description says `{m.group(0).strip()}`{f' ({where})' if where else ''}, but the "
-                               f"matching rows run {lo}–{hi}.",
-                               tuple(f"{g}: {x}–{y}" for g, (x, y) in list(spans.items())[:5] if not g.startswith("row "))))
+            out.append(
+                Contradiction(
+                    "search-space",
+                    item,
+                    f"The description says `{m.group(0).strip()}`{f' ({where})' if where else ''}, but the "
+                    f"matching rows run {lo}–{hi}.",
+                    tuple(f"{g}: {x}–{y}" for g, (x, y) in list(spans.items())[:5] if not g.startswith("row ")),
+                )
+            )
     for m in _CONC_SET.finditer(text):
         sent = _sentence(text, m.start())
         if _historical(text, m.start()) or _not_a_claim(_scope(text, m.start()), others):
@@ -388,12 +402,19 @@ def search_space_findings(item: Item, heads: dict[str, Any], others: frozenset[s
                                (f"{field_} values: {sorted({x for _, x in vals})[:8]}",)))
     for m in _CONC_LIST.finditer(text):
         scope = _scope(text, m.start())
-        if measured_item or _FUTURE.search(scope) or _not_a_claim(scope, others, measured=True) or _DROPPED.search(scope):
+        if (
+            measured_item
+            or _FUTURE.search(scope)
+            or _not_a_claim(scope, others, measured=True)
+            or _DROPPED.search(scope)
+        ):
             continue
         claimed = [int(x) for x in m.group("list").split(",")]
         since = max([e for _, e in claims if e <= m.start()] + [_sentence_start(text, m.start())])
         chain = _arm_chain(text, since, m.start())
-        candidates = [cv for *_, row in rows for cv in [conc_values(row)] if cv and (not chain or _chain_matches(chain, row))]
+        candidates = [
+            cv for *_, row in rows for cv in [conc_values(row)] if cv and (not chain or _chain_matches(chain, row))
+        ]
         if not candidates:
             continue
         # A list names points (`DEP8 at conc [64, 128]`): wrong only where no matching row runs one.
@@ -409,7 +430,12 @@ def search_space_findings(item: Item, heads: dict[str, Any], others: frozenset[s
                            (f"{len(candidates)} matching row(s); the closest runs {closest}",)))
     for m in _ARM.finditer(text):
         scope = _scope(text, m.start())
-        if measured_item or _FUTURE.search(scope) or _not_a_claim(scope, others, measured=True) or _REMOVAL.search(scope):
+        if (
+            measured_item
+            or _FUTURE.search(scope)
+            or _not_a_claim(scope, others, measured=True)
+            or _REMOVAL.search(scope)
+        ):
             continue
         if re.match(r"\s*(?:→|->|=>|⟶|to\s)", text[m.end():]):  # `TP8 → TP4`: the old arm
             continue
@@ -436,7 +462,9 @@ _FUTURE = re.compile(r"(?i)\b(?:will|once|later|planned|plan to|todo|follow[- ]?
 _NEGATION = re.compile(r"(?i)\b(?:not|no|never|none|nor|neither|without|cannot|can't|isn't|aren't|wasn't|weren't|"
                        r"doesn't|don't|didn't|won't|hasn't|haven't)\b|n't\b")
 # A sentence that calls something unchanged describes the state the PR keeps, not what it sets.
-_UNCHANGED = re.compile(r"(?i)\b(?:unchanged|untouched|as before|as-is|retain(?:s|ed|ing)?|kept|keeps?|remain(?:s|ed)?)\b")
+_UNCHANGED = re.compile(
+    r"(?i)\b(?:unchanged|untouched|as before|as-is|retain(?:s|ed|ing)?|kept|keeps?|remain(?:s|ed)?)\b"
+)
 # Results, comparisons and alternatives tried: numbers measured at some points, not the sweep's.
 _MEASURED = re.compile(r"(?i)%|(?<![\w.])\d+(?:\.\d+)?x(?![\w])|tok/s|tokens?/s|\b(?:throughput|latency|tpot|ttft|itl|"
                        r"speed-?ups?|faster|slower|improv\w*|uplift|regress\w*|gains?|vs\.?|versus|compared|"
@@ -640,9 +668,16 @@ def count_findings(item: Item, bases: dict[str, Any], heads: dict[str, Any]) -> 
                                        f"{len(b_rows)} to {len(h_rows)} search-space rows ({b_pts} → {h_pts} "
                                        f"concurrency points).", facts)]
     if fewer and not more and len(h_rows) > len(b_rows) and h_pts > b_pts:
-        return [Contradiction("count", item, f"The description says `{fewer.group(0)}`, but the selected keys went from "
-                                       f"{len(b_rows)} to {len(h_rows)} search-space rows ({b_pts} → {h_pts} "
-                                       f"concurrency points).", facts)]
+        return [
+            Contradiction(
+                "count",
+                item,
+                f"The description says `{fewer.group(0)}`, but the selected keys went from "
+                f"{len(b_rows)} to {len(h_rows)} search-space rows ({b_pts} → {h_pts} "
+                f"concurrency points).",
+                facts,
+            )
+        ]
     return []
 
 
@@ -656,10 +691,14 @@ def runner_findings(item: Item, labels: set[str] | None, nodes: set[str]) -> lis
         if label in labels or name in nodes or name in labels:
             continue
         close = sorted(x for x in labels if x.startswith("cluster:") and (name in x or x[8:] in name))[:3]
-        out.append(Contradiction("runner", item, f"The description names the runner `{label}`, which `runners.yaml` does "
-                                           f"not define.",
-                           (f"{len(labels)} runner labels in runners.yaml" + (f"; similar: {', '.join(close)}"
-                                                                            if close else ""),)))
+        out.append(
+            Contradiction(
+                "runner",
+                item,
+                f"The description names the runner `{label}`, which `runners.yaml` does not define.",
+                (f"{len(labels)} runner labels in runners.yaml" + (f"; similar: {', '.join(close)}" if close else ""),),
+            )
+        )
     return out
 
 
@@ -742,8 +781,10 @@ def _version_tokens(image: str) -> set[str]:
     out = {tag.lower(), core(tag).lower(), core(tag).lower().lstrip("v")} if tag else set()
     out |= {m.group(1) for m in re.finditer(r"(?<![\d.])v?(\d+(?:\.\d+){1,3}(?:\.?(?:post|rc|dev)\d+)?)(?![\d])", tag)}
     out |= set(re.findall(r"(?<!\d)\d{8,14}(?!\d)", tag))
-    out |= {h.lower() for h in re.findall(r"(?<![0-9a-fA-F])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![0-9a-fA-F])",
-                                          tag)}
+    out |= {
+        h.lower()
+        for h in re.findall(r"(?<![0-9a-fA-F])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![0-9a-fA-F])", tag)
+    }
     if ref is not None and ref.digest:
         out.add(ref.digest.split(":")[-1][:12].lower())
     return {t for t in out if len(t) >= 3}
@@ -751,7 +792,9 @@ def _version_tokens(image: str) -> set[str]:
 
 _MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
                                        "dec"), 1)}
-_DATE_PROSE = re.compile(r"(?i)\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b")
+_DATE_PROSE = re.compile(
+    r"(?i)\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b"
+)
 
 
 def _dates_said(text: str) -> set[str]:
@@ -801,8 +844,34 @@ _PLUMBING_ENV = re.compile(r"^(?:HF_|HUGGING|TRANSFORMERS_|TOKENIZERS_|PYTHON|PA
                            r"TIMEOUT\w*|_VERBOSITY|_TOKEN|_NAME|_SHA|_COMMIT|_REF|_BRANCH|_REPO|_HASH)$")
 _PATHLIKE = re.compile(r"/|\.(?:ya?ml|json|log|txt|sh|py|csv)$", re.I)
 # Words of a flag's name too generic to say which setting prose means.
-_GENERIC = frozenset({"enable", "disable", "use", "num", "max", "min", "size", "mode", "type", "dtype", "backend",
-                      "vllm", "sglang", "sgl", "tllm", "trtllm", "atom", "opt", "set", "config", "value", "rocm", "hip", "no"})
+_GENERIC = frozenset(
+    {
+        "enable",
+        "disable",
+        "use",
+        "num",
+        "max",
+        "min",
+        "size",
+        "mode",
+        "type",
+        "dtype",
+        "backend",
+        "vllm",
+        "sglang",
+        "sgl",
+        "tllm",
+        "trtllm",
+        "atom",
+        "opt",
+        "set",
+        "config",
+        "value",
+        "rocm",
+        "hip",
+        "no",
+    }
+)
 # Words prose spells out (`paged attention` for `…_PAGED_ATTN`).
 _SPELLED = {"attn": "attention", "mem": "memory", "frac": "fraction", "seqs": "sequences", "len": "length",
             "bs": "batch", "tok": "tokens", "ar": "allreduce", "caching": "cache"}

@@ -214,7 +214,9 @@ def tokenize(text: str) -> list[Tok]:
             if m and m.group("num") and not glued_prev:
                 end = m.end()
                 nxt = text[end: end + 2]
-                glued_next = bool(nxt) and (nxt[0].isalnum() or nxt[0] == "_" or (nxt[0] in ".-" and nxt[1:2].isalnum()))
+                glued_next = bool(nxt) and (
+                    nxt[0].isalnum() or nxt[0] == "_" or (nxt[0] in ".-" and nxt[1:2].isalnum())
+                )
                 attached_x = nxt[:1] in ("x", "X") and text[end + 1: end + 2].isdigit()
                 if not glued_next or attached_x:
                     q = _quantity(m)
@@ -639,7 +641,9 @@ def _across_claims(text: str, toks: list[Tok]) -> list[Claim]:
         else:
             # ... is the total (`898 GB across the 8 ranks`): the per-unit quantity is the nearest in the clause.
             total = near
-            others = sorted((q for q in in_clause if q is not near and per_unit(q)), key=lambda q: abs(q.start - m.start()))
+            others = sorted(
+                (q for q in in_clause if q is not near and per_unit(q)), key=lambda q: abs(q.start - m.start())
+            )
             per = others[0] if others else None
         if per is None or total is None:
             continue
@@ -719,7 +723,9 @@ def quantities(text: str) -> list[Quantity]:
 
 _UNIT_WORDS = {"bytes": "B", "byte": "B", "b": None, "kb": "KB", "mb": "MB", "gb": "GB", "tb": "TB",
                "kib": "KiB", "mib": "MiB", "gib": "GiB", "tib": "TiB"}
-_VALUE = re.compile(r"^\s*(?P<num>-?\d[\d_,]*(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*(?P<unit>KiB|MiB|GiB|TiB|KB|kB|MB|GB|TB|B)?\s*$")
+_VALUE = re.compile(
+    r"^\s*(?P<num>-?\d[\d_,]*(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*(?P<unit>KiB|MiB|GiB|TiB|KB|kB|MB|GB|TB|B)?\s*$"
+)
 
 
 def key_unit(key: str) -> str | None:
@@ -762,8 +768,10 @@ def mentions(claim_text: str, key: str) -> list[Quantity]:
     if len(nk) < 3:
         return []  # `tp`, `ep`: too ambiguous in prose
     out = []
-    pattern = re.compile(r"(?<![\w-])" + re.escape(nk).replace(r"\-", "[-_]") + r"(?![\w-])\s*(?:[:=]\s*|\s+(?:of\s+|at\s+|is\s+)?)",
-                         re.I)
+    pattern = re.compile(
+        r"(?<![\w-])" + re.escape(nk).replace(r"\-", "[-_]") + r"(?![\w-])\s*(?:[:=]\s*|\s+(?:of\s+|at\s+|is\s+)?)",
+        re.I,
+    )
     for m in pattern.finditer(claim_text):
         nm = _NUM.match(claim_text, m.end())
         if nm and nm.group("num"):
@@ -780,9 +788,13 @@ def mentions(claim_text: str, key: str) -> list[Quantity]:
 # Claims in a changeset (shared by RR250 and RR251 through ctx.memo)
 
 CLAIM_KINDS = ("recipes", "master_configs", "scripts")
-_YAML_PAIR = re.compile(r"""^\s*(?:-\s+)?["']?(?P<key>[A-Za-z_][\w.-]*)["']?\s*:\s+(?P<value>[^#\s][^#]*?)\s*(?:\s#.*)?$""")
+_YAML_PAIR = re.compile(
+    r"""^\s*(?:-\s+)?["']?(?P<key>[A-Za-z_][\w.-]*)["']?\s*:\s+(?P<value>[^#\s][^#]*?)\s*(?:\s#.*)?$"""
+)
 _JSON_PAIR = re.compile(r"""["'](?P<key>[A-Za-z_][\w.-]*)["']\s*:\s*(?P<value>-?\d[\d_]*(?:\.\d+)?(?:[eE][+-]?\d+)?)""")
-_SHELL_PAIR = re.compile(r"""(?:^|[\s;])(?:export\s+|local\s+|declare\s+(?:-\w+\s+)?)?(?P<key>[A-Za-z_]\w*)=(?P<value>"[^"]*"|'[^']*'|[^\s;#]+)""")
+_SHELL_PAIR = re.compile(
+    r"""(?:^|[\s;])(?:export\s+|local\s+|declare\s+(?:-\w+\s+)?)?(?P<key>[A-Za-z_]\w*)=(?P<value>"[^"]*"|'[^']*'|[^\s;#]+)"""
+)
 _FLAG_PAIR = re.compile(r"""(?:^|\s)--(?P<key>[A-Za-z][\w-]*)(?:=|\s+)(?P<value>"[^"]*"|'[^']*'|[^\s\\#-][^\s\\#]*)""")
 
 

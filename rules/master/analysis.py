@@ -32,7 +32,9 @@ Side = Literal["head", "base"]
 
 # A plain top-level key line: `key:` followed by end of line, a space or a comment.
 # Anything else at column 0 (flow collections, anchors, tags, `?`, sequences) takes the exact path.
-_KEY_LINE = re.compile(r"""^(?:"(?P<dq>[^"\\]*)"|'(?P<sq>[^']*)'|(?P<plain>[^\s#'"{}\[\]&*!|>%@`,?:-][^#]*?))\s*:(?:\s|$)""")
+_KEY_LINE = re.compile(
+    r"""^(?:"(?P<dq>[^"\\]*)"|'(?P<sq>[^']*)'|(?P<plain>[^\s#'"{}\[\]&*!|>%@`,?:-][^#]*?))\s*:(?:\s|$)"""
+)
 _CONFIG_FILE = re.compile(r"CONFIG_FILE=(\S+)")
 # Newer layout (RULES.md §1.2): rows name their recipe by directory + file.
 RECIPE_DIR_FIELD = "srt-recipe-dir"
@@ -165,7 +167,9 @@ def _scan(path: str, side: str, raw: bytes | None) -> MasterFile:
     if raw is None:
         return MasterFile(path, side, {}, error="file content is not available")
     if len(raw) > MAX_YAML_BYTES:
-        return MasterFile(path, side, {}, error=f"file is {len(raw):,} bytes; files over {MAX_YAML_BYTES:,} are not read")
+        return MasterFile(
+            path, side, {}, error=f"file is {len(raw):,} bytes; files over {MAX_YAML_BYTES:,} are not read"
+        )
     if b"\0" in raw:
         return MasterFile(path, side, {}, error="file is binary (contains NUL bytes)")
     try:
@@ -183,7 +187,13 @@ def _scan(path: str, side: str, raw: bytes | None) -> MasterFile:
         m = _KEY_LINE.match(line)
         if m is None:
             return _full_scan(path, side, raw)
-        key = m.group("dq") if m.group("dq") is not None else m.group("sq") if m.group("sq") is not None else m.group("plain")
+        key = (
+            m.group("dq")
+            if m.group("dq") is not None
+            else m.group("sq")
+            if m.group("sq") is not None
+            else m.group("plain")
+        )
         starts.append((i, key))
     keys: dict[str, KeyInfo] = {}
     dups: list[str] = []
@@ -418,7 +428,9 @@ def _rows(value: Any) -> tuple[int, int]:
         blocks = [b for v in sc.values() if isinstance(v, list) for b in v]
     elif isinstance(value, dict) and isinstance(value.get("seq-len-configs"), list):
         blocks = value["seq-len-configs"]
-    rows = sum(len(b["search-space"]) for b in blocks if isinstance(b, dict) and isinstance(b.get("search-space"), list))
+    rows = sum(
+        len(b["search-space"]) for b in blocks if isinstance(b, dict) and isinstance(b.get("search-space"), list)
+    )
     return rows, len(blocks)
 
 
@@ -499,7 +511,9 @@ def touched_rows(ctx: ReviewContext) -> Iterator[KeyInfo | Skipped]:
 _COMPONENT = re.compile(r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*")
 _TAG = re.compile(r"[\w][\w.-]{0,127}")
 _DIGEST = re.compile(r"[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[0-9a-fA-F]{32,}")
-_HOST = re.compile(r"(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::\d+)?")
+_HOST = re.compile(
+    r"(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::\d+)?"
+)
 DOCKER_HUB = "docker.io"
 
 

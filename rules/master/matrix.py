@@ -498,9 +498,25 @@ def removes_points_only(base, head) -> bool:
     return b is not None and h is not None and h <= b
 
 
-__all__ = ["KeyJobs", "EntryJobs", "MatrixError", "conc_values", "expand_key", "entry_jobs", "schema_failures",
-           "file_set_failures", "pr_run_matrix_failures", "runners_config", "row_topology", "scenarios_of", "schema_changed", "key_line",
-           "benchmark_points", "removes_points_only", "eval_policy"]
+__all__ = [
+    "KeyJobs",
+    "EntryJobs",
+    "MatrixError",
+    "conc_values",
+    "expand_key",
+    "entry_jobs",
+    "schema_failures",
+    "file_set_failures",
+    "pr_run_matrix_failures",
+    "runners_config",
+    "row_topology",
+    "scenarios_of",
+    "schema_changed",
+    "key_line",
+    "benchmark_points",
+    "removes_points_only",
+    "eval_policy",
+]
 
 
 def _entries(value) -> list[tuple[str, int, int, dict, dict]]:

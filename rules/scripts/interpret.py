@@ -200,7 +200,9 @@ class Files:
     def answers(self, questions: Mapping[tuple[str, str], object]) -> bool:
         """Whether every recorded question (kind, path) still gets its recorded answer."""
         for (kind, path), answer in questions.items():
-            now = self.exists(path) if kind == "exists" else self.is_dir(path) if kind == "is_dir" else self.digest(path)
+            now = (
+                self.exists(path) if kind == "exists" else self.is_dir(path) if kind == "is_dir" else self.digest(path)
+            )
             if now != answer:
                 return False
         return True
@@ -855,8 +857,15 @@ class Interpreter:
                     continue
                 items.extend(self._words(c, path))  # (array literals: one element per node)
             if append and old is not None:
-                prev = old.items if old.items is not None else (
-                    (Arg(old.value, old.path, old.line, old.value),) if isinstance(old.value, str) and old.value else ())
+                prev = (
+                    old.items
+                    if old.items is not None
+                    else (
+                        (Arg(old.value, old.path, old.line, old.value),)
+                        if isinstance(old.value, str) and old.value
+                        else ()
+                    )
+                )
                 items = [*prev, *items]
             self._set(name, Var(items=tuple(items), path=path, line=line, exported=export))
             return
@@ -1442,7 +1451,8 @@ class Interpreter:
         finally:
             self.depth -= 1
             out = self.capture.pop()
-            self.vars, self.cwd, self._cwd_unknown = saved_vars, saved_cwd, saved_unknown  # a subshell: its assignments do not leak
+            # a subshell: its assignments do not leak
+            self.vars, self.cwd, self._cwd_unknown = saved_vars, saved_cwd, saved_unknown
         parts = []
         for o in out:
             if isinstance(o, Unknown):
@@ -1736,7 +1746,11 @@ def _b_shift(it, rest, path, line, words, env_prefix, end):
 
 def _b_set(it, rest, path, line, words, env_prefix, end):
     for a in rest:
-        if a.known and re.fullmatch(r"-[a-zA-Z]*a[a-zA-Z]*", a.text or "") or (a.text == "allexport" and it.nounset is not None):
+        if (
+            a.known
+            and re.fullmatch(r"-[a-zA-Z]*a[a-zA-Z]*", a.text or "")
+            or (a.text == "allexport" and it.nounset is not None)
+        ):
             it.allexport = True
         if a.known and re.fullmatch(r"\+[a-zA-Z]*a[a-zA-Z]*", a.text or ""):
             it.allexport = False

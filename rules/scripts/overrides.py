@@ -17,7 +17,9 @@ from rules.scripts.patching import logical_lines
 OVERRIDE_FLAGS = ("--hf-overrides", "--hf_overrides", "--json-model-override-args", "--json_model_override_args",
                   "--override-generation-config", "--model-override-args", "--hf-config-overrides")
 _FLAG = re.compile(r"(?<![\w-])(" + "|".join(re.escape(f) for f in OVERRIDE_FLAGS) + r")(?![\w-])")
-_YAML_KEY = re.compile(r"^(\s*)[\"']?(hf[-_]overrides|json[-_]model[-_]override[-_]args|model[-_]override[-_]args)[\"']?\s*:\s*(.*)$")
+_YAML_KEY = re.compile(
+    r"^(\s*)[\"']?(hf[-_]overrides|json[-_]model[-_]override[-_]args|model[-_]override[-_]args)[\"']?\s*:\s*(.*)$"
+)
 _KEY = re.compile(r"""\\*["']([A-Za-z_][\w.-]*)\\*["']\s*:|(?:^|[{,\s])([A-Za-z_]\w*)\s*:(?!//)""")
 
 
@@ -78,7 +80,9 @@ def yaml_overrides(path: str, text: str, added: set[int] | None) -> list[Overrid
             continue
         indent = len(m.group(1))
         end = i
-        while end + 1 < len(lines) and (not lines[end + 1].strip() or len(lines[end + 1]) - len(lines[end + 1].lstrip()) > indent):
+        while end + 1 < len(lines) and (
+            not lines[end + 1].strip() or len(lines[end + 1]) - len(lines[end + 1].lstrip()) > indent
+        ):
             end += 1
         span = range(i + 1, end + 2)
         if added is not None and not any(n in added for n in span):

@@ -459,7 +459,9 @@ class _Walker:
         for item in node.named_children:
             if item.type != "case_item":
                 continue
-            pats = [joined(item.children[i]) for i in range(item.child_count) if item.field_name_for_child(i) == "value"]
+            pats = [
+                joined(item.children[i]) for i in range(item.child_count) if item.field_name_for_child(i) == "value"
+            ]
             cond = Condition(f"case {vtext} in {'|'.join(pats)}", item, line_of(item))
             for i, c in enumerate(item.children):
                 if item.field_name_for_child(i) == "value" or not c.is_named:

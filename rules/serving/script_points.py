@@ -327,8 +327,11 @@ def script_points(ctx: ReviewContext) -> list[tuple[str, list[BenchmarkPoint]]]:
                     es.dp_attention is None or es.dp_attention.line is None):
                 # An options file the script does not write (or not knowably) may set
                 # `enable_attention_dp` (and with it the scope of `max_batch_size`): not known.
-                es.dp_attention = Setting(None, opts.flag.line,
-                                          f"`enable_attention_dp` (in the `{opts.flag.text.split('=')[0]}` file: {opts.why})")
+                es.dp_attention = Setting(
+                    None,
+                    opts.flag.line,
+                    f"`enable_attention_dp` (in the `{opts.flag.text.split('=')[0]}` file: {opts.why})",
+                )
             loose = opaque_words(eng)
             if loose:
                 es.opaque = f"`{loose[0].shape}` is not resolved and may be any flag"

@@ -131,7 +131,8 @@ class EngineSettings:
     max_seqs: Setting | None = None
     capture_sizes: Setting | None = None
     capture_cap: Setting | None = None
-    capture_off: Setting | None = None  # what disables graphs (enforce-eager, disable-cuda-graph, cuda_graph_config null)
+    # what disables graphs (enforce-eager, disable-cuda-graph, cuda_graph_config null)
+    capture_off: Setting | None = None
     spec_tokens: Setting | None = None
     speculative: Setting | None = None  # the setting that turns speculative decoding on
     max_batched_tokens: Setting | None = None
@@ -392,7 +393,9 @@ def _json_or_unknown(es: EngineSettings, src: ArgSource, name: str) -> tuple[dic
 
 def _vllm(es: EngineSettings, src: ArgSource) -> None:
     dp = as_int(es.dp.value) if es.dp is not None else 1
-    es.dp_attention = Setting(bool(dp and dp > 1), es.dp.line if es.dp else None, es.dp.name if es.dp else "data-parallel-size")
+    es.dp_attention = Setting(
+        bool(dp and dp > 1), es.dp.line if es.dp else None, es.dp.name if es.dp else "data-parallel-size"
+    )
     ep_flag = src.arg("enable-expert-parallel")
     if ep_flag is not None and _bool(ep_flag):
         es.expert_parallel = Setting(True, ep_flag.line, "enable-expert-parallel")
@@ -513,7 +516,9 @@ def _trtllm(es: EngineSettings, src: ArgSource) -> None:
                                       _line_in(src, "kv_cache_config", "free_gpu_memory_fraction") or kv_line,
                                       "kv_cache_config.free_gpu_memory_fraction")
         if kv.get("dtype") is not None:
-            es.kv_dtype = Setting(kv["dtype"], _line_in(src, "kv_cache_config", "dtype") or kv_line, "kv_cache_config.dtype")
+            es.kv_dtype = Setting(
+                kv["dtype"], _line_in(src, "kv_cache_config", "dtype") or kv_line, "kv_cache_config.dtype"
+            )
 
 
 def _line_in(src: ArgSource, *keys: str) -> int | None:
@@ -627,12 +632,16 @@ def _pools(es: EngineSettings, src: ArgSource) -> Iterator[HostPool]:
         if isinstance(v, Value):
             gb = as_number(v.value)
             if isinstance(v.value, str) and v.value.strip().startswith("@dram."):
-                yield HostPool("lmcache", None, v.line, name, unresolved=f"`{v.value}` is bound by the launcher", ref=True)
+                yield HostPool(
+                    "lmcache", None, v.line, name, unresolved=f"`{v.value}` is bound by the launcher", ref=True
+                )
             elif gb is None or gb < 0:
                 yield HostPool("lmcache", None, v.line, name, unresolved=f"`{name}` is `{v.value}`, not a size in GB")
             else:
                 b = int(Fraction(str(gb)) * GIB)
-                yield HostPool("lmcache", b, v.line, f"{name} {fmt(gb)} GiB (LMCache reads GB as 2^30 B) = {fmt(b)} B/rank")
+                yield HostPool(
+                    "lmcache", b, v.line, f"{name} {fmt(gb)} GiB (LMCache reads GB as 2^30 B) = {fmt(b)} B/rank"
+                )
     if es.engine == "sglang":
         size = src.arg("hicache-size")
         ratio = src.arg("hicache-ratio")
@@ -724,7 +733,11 @@ class CaptureNeed:
     def arith(self) -> str:
         k = self.es.k
         raw = self.unbounded or self.need
-        tokens = f" × (k + 1) = {fmt(self.demand.per_rank)} × {k + 1} = {fmt(raw)} tokens" if self.es.engine == "vllm" else ""
+        tokens = (
+            f" × (k + 1) = {fmt(self.demand.per_rank)} × {k + 1} = {fmt(raw)} tokens"
+            if self.es.engine == "vllm"
+            else ""
+        )
         unit = "" if tokens else " requests"
         bound = f", at most {self.budget} per step = {fmt(self.need)}" if self.budget else ""
         return f"{self.demand.arith}{tokens}{unit}{bound}; graphs up to {self.top.label}"
@@ -967,7 +980,9 @@ def _scenario(point: RecipePoint, path: str) -> tuple[str | None, Setting | None
     return None, setting
 
 
-def benchmark_points(ctx: ReviewContext | None, path: str, pts: list[RecipePoint], doc: Document | None = None) -> list[BenchmarkPoint]:
+def benchmark_points(
+    ctx: ReviewContext | None, path: str, pts: list[RecipePoint], doc: Document | None = None
+) -> list[BenchmarkPoint]:
     """Every point of a recipe as engine settings plus its benchmark (the pure builder)."""
     masters = master_points(ctx, path) if ctx is not None else []
     out = []
@@ -1025,7 +1040,9 @@ def _resources(p: RecipePoint) -> dict:
 
 def _colocated(p: RecipePoint) -> Setting | None:
     v = p.get("backend", "allow_prefill_decode_colocation")
-    return Setting(True, v.line, "backend.allow_prefill_decode_colocation") if v is not None and v.value is True else None
+    return (
+        Setting(True, v.line, "backend.allow_prefill_decode_colocation") if v is not None and v.value is True else None
+    )
 
 
 def _first_line_of(tree: Mapping) -> int | None:
@@ -1191,7 +1208,11 @@ def label_anchor(ctx: ReviewContext, bp: BenchmarkPoint, line: int | None, mp: M
     if bp.source == "script":
         from rules.master.matrix import entry_is_new  # the master model (a row re-indented is not added)
 
-        if line not in added_in(ctx, bp.path) and mp.line in added_in(ctx, mp.path) and entry_is_new(ctx, mp.key, mp.line):
+        if (
+            line not in added_in(ctx, bp.path)
+            and mp.line in added_in(ctx, mp.path)
+            and entry_is_new(ctx, mp.key, mp.line)
+        ):
             return mp.path, mp.line
         return bp.path, line
     return bp.path, anchor(ctx, bp.path, line)

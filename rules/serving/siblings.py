@@ -42,7 +42,9 @@ ENV_PREFIXES = ("SGLANG_", "VLLM_", "TRTLLM_", "TLLM_", "NCCL_", "RCCL_", "HIP_"
                 "CUDA_", "TORCH_", "PYTORCH_", "NVIDIA_", "MORI_", "UCX_", "FLASHINFER_", "NVSHMEM_", "MIOPEN_",
                 "GPU_", "AMD_", "TORCHINDUCTOR_", "SAFETENSORS_")
 _FLAG = re.compile(r"(?<![\w-])(--[a-zA-Z][\w-]*)")
-_ENGINE_WORD = re.compile(r"vllm serve|vllm\.entrypoints|sglang\.launch_server|sglang serve|trtllm-serve|atom\.entrypoints")
+_ENGINE_WORD = re.compile(
+    r"vllm serve|vllm\.entrypoints|sglang\.launch_server|sglang serve|trtllm-serve|atom\.entrypoints"
+)
 
 
 @dataclass(frozen=True)
@@ -135,7 +137,9 @@ def _extract(path: str, raw: bytes | None) -> Features | None:
     for n in caps.get("decl", ()):
         head = src[n.start_byte:n.end_byte].decode("utf-8", "replace")
         if head.startswith("export") or re.match(r"(declare|typeset)\s+-\w*x", head):
-            exported.update(re.findall(r"(?<![\w$])([A-Za-z_]\w*)(?==|\s|$)", head.split(None, 1)[1] if " " in head else ""))
+            exported.update(
+                re.findall(r"(?<![\w$])([A-Za-z_]\w*)(?==|\s|$)", head.split(None, 1)[1] if " " in head else "")
+            )
     env: dict = {}
     for n in caps.get("var", ()):
         written = n.text.decode("utf-8", "replace")

@@ -24,7 +24,9 @@ def test_anchor(line, end, expected):
     assert (None if a is None else (a.line, a.start_line, a.exact)) == expected
 
 
-@pytest.mark.parametrize("patch", [None, "", "not a diff", "@@ garbage @@\n+x"], ids=["none", "empty", "prose", "bad header"])
+@pytest.mark.parametrize(
+    "patch", [None, "", "not a diff", "@@ garbage @@\n+x"], ids=["none", "empty", "prose", "bad header"]
+)
 def test_bad_patches_have_no_hunks(patch):
     assert hunks(patch) == [] and added_lines(patch) == []
 

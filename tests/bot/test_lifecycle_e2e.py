@@ -42,7 +42,9 @@ def test_a_payload_base_github_does_not_know_is_reviewed_against_the_prs_current
     assert (run["status"], run["conclusion"]) == ("completed", "failure")
     compares = calls(state, "GET", "/compare/")
     assert [c["status"] for c in compares] == [404, 200]  # not retried: one 404, then the PR's base
-    assert UNKNOWN_SHA in compares[0]["path"] and state["prs"][str(demo.PR_NUMBER)]["base"]["sha"] in compares[1]["path"]
+    assert (
+        UNKNOWN_SHA in compares[0]["path"] and state["prs"][str(demo.PR_NUMBER)]["base"]["sha"] in compares[1]["path"]
+    )
     assert len(calls(state, "GET", f"/pulls/{demo.PR_NUMBER}")) == 1
 
 

@@ -179,7 +179,8 @@ def test_a_422_on_one_comment_keeps_the_others_and_moves_it_to_the_summary(git_r
     body = summary(state)["body"]
     assert "#### Not on a diff line" in body and "bad.yaml" in body and "`RR012`" in body
     rejected = [c for c in state["calls"] if c["path"].endswith("/reviews") and c["status"] == 422]
-    assert rejected, [c for c in state["calls"] if "review" in c["path"]]  # GitHub refused the review containing it at least once
+    # GitHub refused the review containing it at least once
+    assert rejected, [c for c in state["calls"] if "review" in c["path"]]
 
 
 def test_pr_with_more_files_than_compare_lists(git_repo, fake_github, harness):

@@ -53,38 +53,63 @@ CASES = {
     "the secret alone": ({"WEBHOOK_SECRET": SECRET}, [NO_CREDENTIALS]),
     "a token, no secret": ({"GITHUB_TOKEN": "t"}, [NO_SECRET]),
     "an empty secret": ({"GITHUB_TOKEN": "t", "WEBHOOK_SECRET": ""}, [NO_SECRET]),
-    "an App ID without its key": ({"WEBHOOK_SECRET": SECRET, "GITHUB_APP_ID": "7"},
-                                  ["GITHUB_APP_ID is set without its private key"]),
-    "a key without the App ID": ({"WEBHOOK_SECRET": SECRET, "GITHUB_PRIVATE_KEY": "{key}"},
-                                 ["GITHUB_APP_ID is not set, but a private key is"]),
-    "a key path that does not exist": ({"WEBHOOK_SECRET": SECRET, "GITHUB_APP_ID": "7",
-                                        "GITHUB_PRIVATE_KEY_PATH": "{tmp}/missing.pem"},
-                                       ["GITHUB_PRIVATE_KEY_PATH='{tmp}/missing.pem': no such file"]),
-    "a key path that is a directory": ({"WEBHOOK_SECRET": SECRET, "GITHUB_APP_ID": "7", "GITHUB_PRIVATE_KEY_PATH": "{tmp}"},
-                                       ["GITHUB_PRIVATE_KEY_PATH='{tmp}' is a directory"]),
-    "a key file that is no key": ({"WEBHOOK_SECRET": SECRET, "GITHUB_APP_ID": "7",
-                                   "GITHUB_PRIVATE_KEY_PATH": "{tmp}/notes.txt"},
-                                  ["the file GITHUB_PRIVATE_KEY_PATH='{tmp}/notes.txt' does not parse as a private key"]),
-    "an inline key that is no key": ({"WEBHOOK_SECRET": SECRET, "GITHUB_APP_ID": "7", "GITHUB_PRIVATE_KEY": "hunter2"},
-                                     ["GITHUB_PRIVATE_KEY does not parse as a private key"]),
-    "an App ID that is no number": ({"WEBHOOK_SECRET": SECRET, "GITHUB_APP_ID": "seven", "GITHUB_PRIVATE_KEY": "{key}"},
-                                    ["GITHUB_APP_ID='seven': Input should be a valid integer"]),
-    "both key forms": ({"WEBHOOK_SECRET": SECRET, "GITHUB_APP_ID": "7", "GITHUB_PRIVATE_KEY": "{key}",
-                        "GITHUB_PRIVATE_KEY_PATH": "{keyfile}"},
-                       ["GITHUB_PRIVATE_KEY and GITHUB_PRIVATE_KEY_PATH are both set"]),
-    "APP_ID and GITHUB_APP_ID disagree": ({"WEBHOOK_SECRET": SECRET, "APP_ID": "8", "GITHUB_APP_ID": "7",
-                                           "GITHUB_PRIVATE_KEY": "{key}"},
-                                          ["APP_ID and GITHUB_APP_ID are two spellings of one setting and disagree "
-                                           "(APP_ID='8', GITHUB_APP_ID='7')"]),
-    "PRIVATE_KEY and GITHUB_PRIVATE_KEY disagree": ({"WEBHOOK_SECRET": SECRET, "GITHUB_APP_ID": "7",
-                                                     "PRIVATE_KEY": "{otherkey}", "GITHUB_PRIVATE_KEY": "{key}"},
-                                                    ["PRIVATE_KEY and GITHUB_PRIVATE_KEY are two spellings of one "
-                                                     "setting and disagree: set one"]),
-    "a Probot key without the Probot App ID": ({"WEBHOOK_SECRET": SECRET, "PRIVATE_KEY_PATH": "{keyfile}"},
-                                               ["GITHUB_APP_ID is not set, but a private key is"]),
-    "a bad queue and a bad number too": ({"GITHUB_TOKEN": "t", "QUEUE": "celery", "WORKER_THREADS": "many"},
-                                         ["QUEUE='celery': Input should be 'threads' or 'rq'",
-                                          "WORKER_THREADS='many': Input should be a valid integer", NO_SECRET]),
+    "an App ID without its key": (
+        {"WEBHOOK_SECRET": SECRET, "GITHUB_APP_ID": "7"},
+        ["GITHUB_APP_ID is set without its private key"],
+    ),
+    "a key without the App ID": (
+        {"WEBHOOK_SECRET": SECRET, "GITHUB_PRIVATE_KEY": "{key}"},
+        ["GITHUB_APP_ID is not set, but a private key is"],
+    ),
+    "a key path that does not exist": (
+        {"WEBHOOK_SECRET": SECRET, "GITHUB_APP_ID": "7", "GITHUB_PRIVATE_KEY_PATH": "{tmp}/missing.pem"},
+        ["GITHUB_PRIVATE_KEY_PATH='{tmp}/missing.pem': no such file"],
+    ),
+    "a key path that is a directory": (
+        {"WEBHOOK_SECRET": SECRET, "GITHUB_APP_ID": "7", "GITHUB_PRIVATE_KEY_PATH": "{tmp}"},
+        ["GITHUB_PRIVATE_KEY_PATH='{tmp}' is a directory"],
+    ),
+    "a key file that is no key": (
+        {"WEBHOOK_SECRET": SECRET, "GITHUB_APP_ID": "7", "GITHUB_PRIVATE_KEY_PATH": "{tmp}/notes.txt"},
+        ["the file GITHUB_PRIVATE_KEY_PATH='{tmp}/notes.txt' does not parse as a private key"],
+    ),
+    "an inline key that is no key": (
+        {"WEBHOOK_SECRET": SECRET, "GITHUB_APP_ID": "7", "GITHUB_PRIVATE_KEY": "hunter2"},
+        ["GITHUB_PRIVATE_KEY does not parse as a private key"],
+    ),
+    "an App ID that is no number": (
+        {"WEBHOOK_SECRET": SECRET, "GITHUB_APP_ID": "seven", "GITHUB_PRIVATE_KEY": "{key}"},
+        ["GITHUB_APP_ID='seven': Input should be a valid integer"],
+    ),
+    "both key forms": (
+        {
+            "WEBHOOK_SECRET": SECRET,
+            "GITHUB_APP_ID": "7",
+            "GITHUB_PRIVATE_KEY": "{key}",
+            "GITHUB_PRIVATE_KEY_PATH": "{keyfile}",
+        },
+        ["GITHUB_PRIVATE_KEY and GITHUB_PRIVATE_KEY_PATH are both set"],
+    ),
+    "APP_ID and GITHUB_APP_ID disagree": (
+        {"WEBHOOK_SECRET": SECRET, "APP_ID": "8", "GITHUB_APP_ID": "7", "GITHUB_PRIVATE_KEY": "{key}"},
+        ["APP_ID and GITHUB_APP_ID are two spellings of one setting and disagree (APP_ID='8', GITHUB_APP_ID='7')"],
+    ),
+    "PRIVATE_KEY and GITHUB_PRIVATE_KEY disagree": (
+        {"WEBHOOK_SECRET": SECRET, "GITHUB_APP_ID": "7", "PRIVATE_KEY": "{otherkey}", "GITHUB_PRIVATE_KEY": "{key}"},
+        ["PRIVATE_KEY and GITHUB_PRIVATE_KEY are two spellings of one setting and disagree: set one"],
+    ),
+    "a Probot key without the Probot App ID": (
+        {"WEBHOOK_SECRET": SECRET, "PRIVATE_KEY_PATH": "{keyfile}"},
+        ["GITHUB_APP_ID is not set, but a private key is"],
+    ),
+    "a bad queue and a bad number too": (
+        {"GITHUB_TOKEN": "t", "QUEUE": "celery", "WORKER_THREADS": "many"},
+        [
+            "QUEUE='celery': Input should be 'threads' or 'rq'",
+            "WORKER_THREADS='many': Input should be a valid integer",
+            NO_SECRET,
+        ],
+    ),
 }
 
 

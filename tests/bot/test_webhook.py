@@ -84,7 +84,9 @@ def test_missing_event_header(hook):
     assert r.status_code == 400 and q.jobs == []
 
 
-@pytest.mark.parametrize("body", [b"{not json", b"[1, 2]", b"\xff\xfe", b""], ids=["malformed", "array", "binary", "empty"])
+@pytest.mark.parametrize(
+    "body", [b"{not json", b"[1, 2]", b"\xff\xfe", b""], ids=["malformed", "array", "binary", "empty"]
+)
 def test_bad_json_is_400(hook, body):
     d, q = hook
     r = d.send("pull_request", body)

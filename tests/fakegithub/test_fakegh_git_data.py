@@ -43,7 +43,9 @@ def test_write_a_commit_and_fast_forward_the_pr_branch(scene, http):
     assert scene.repo.git("rev-parse", f"{sha}^") == scene.head_sha
     assert scene.repo.git("show", f"{sha}:new.yaml") == "a: 1\nb: 2\nc: 3"  # the rest of the tree is kept
     author = http.get(f"{url}/git/commits/{sha}").json()["author"]
-    assert author["name"] == "recipe-review[bot]" and author["email"].endswith("+recipe-review[bot]@users.noreply.github.com")
+    assert author["name"] == "recipe-review[bot]" and author["email"].endswith(
+        "+recipe-review[bot]@users.noreply.github.com"
+    )
     r = http.patch(f"{url}/git/refs/heads/feature", json={"sha": sha, "force": False})
     assert r.status_code == 200, r.text
     gh.GitRef.model_validate(r.json())

@@ -307,7 +307,8 @@ def test_check_runs_create_update_list(scene, github_client):
     ({"title": "t"}, "not supplied"),
 ], ids=["summary-over-bytes", "summary-multibyte-over", "text-over", "51-annotations", "summary-missing"])
 def test_check_run_output_limits(scene, github_client, output, fragment):
-    scene.fake.contract = None  # the fake's own rules (GitHub's request schema is tested in test_fakegh_contract_schemas)
+    # the fake's own rules (GitHub's request schema is tested in test_fakegh_contract_schemas)
+    scene.fake.contract = None
     with pytest.raises(GithubException) as err:
         github_client.get_repo(REPO).create_check_run(name="rr", head_sha=scene.head_sha, conclusion="success",
                                                       output=output)

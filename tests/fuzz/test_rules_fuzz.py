@@ -14,8 +14,13 @@ from rules.runner import CRASH_CODE, run
 from tests.fuzz.strategies import ADVERSARIAL, ADVERSARIAL_FULL, PATHS, changesets
 
 EXAMPLES = int(os.environ.get("RECIPE_REVIEW_FUZZ_EXAMPLES", "200"))
-FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example])
+FUZZ = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
+)
 
 
 def assert_no_crash(cs: ChangeSet) -> None:
@@ -35,9 +40,13 @@ def test_random_changesets_never_crash_a_rule(cs):
                          ids=["changelog", "master", "runners", "recipe", "script"])
 def test_adversarial_file_is_a_finding_or_skip_not_a_crash(name, path):
     raw = ADVERSARIAL[name](0)
-    for cs in (ChangeSet(files=(FileChange(path=path, status="modified", base=b"a: 1\n", head=raw, patch="@@ -1 +1 @@\n-a\n+b"),)),
-               ChangeSet(files=(FileChange(path=path, status="added", head=raw),), pr_number=1),
-               ChangeSet(files=(FileChange(path=path, status="removed", base=raw),))):
+    for cs in (
+        ChangeSet(
+            files=(FileChange(path=path, status="modified", base=b"a: 1\n", head=raw, patch="@@ -1 +1 @@\n-a\n+b"),)
+        ),
+        ChangeSet(files=(FileChange(path=path, status="added", head=raw),), pr_number=1),
+        ChangeSet(files=(FileChange(path=path, status="removed", base=raw),)),
+    ):
         assert_no_crash(cs)
 
 

@@ -101,9 +101,28 @@ def test_in_process_reviews_equal_the_cli(evaluation):
             picked.setdefault(r["reviewed_commit"], r["pr"])
     assert picked
     for commit, pr in picked.items():
-        proc = subprocess.run([sys.executable, "-m", "bot.cli", "check", "--repo", str(repo), "--base", mod.base_at(str(repo), commit, pr),
-                               "--head", commit, "--pr-number", str(pr), "--format", "json"],
-                              capture_output=True, text=True, cwd=ROOT, timeout=120)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "bot.cli",
+                "check",
+                "--repo",
+                str(repo),
+                "--base",
+                mod.base_at(str(repo), commit, pr),
+                "--head",
+                commit,
+                "--pr-number",
+                str(pr),
+                "--format",
+                "json",
+            ],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=120,
+        )
         assert proc.returncode in (0, 1), proc.stderr
         assert json.loads(proc.stdout)["findings"] == mod.review(str(repo), commit, pr)["findings"]
 

@@ -36,7 +36,11 @@ def master(*rows: str) -> bytes:
     return "\n".join(rows).encode()
 
 
-ROWS = (row("dsv4-fp4-b200-vllm"), row("dsv4-fp4-b300-vllm"), row("dsr1-fp8-h200-sglang", image="lmsysorg/sglang:v0.5.12"))
+ROWS = (
+    row("dsv4-fp4-b200-vllm"),
+    row("dsv4-fp4-b300-vllm"),
+    row("dsr1-fp8-h200-sglang", image="lmsysorg/sglang:v0.5.12"),
+)
 BASE = master(*ROWS)
 
 

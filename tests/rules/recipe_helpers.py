@@ -41,7 +41,9 @@ def vllm_role(role: str = "aggregated", **args) -> dict:
     return {role: out}
 
 
-def srt_recipe(roles: dict, gpus: dict | None = None, engine: str = "vllm", gpn: int = 4, env: dict | None = None) -> str:
+def srt_recipe(
+    roles: dict, gpus: dict | None = None, engine: str = "vllm", gpn: int = 4, env: dict | None = None
+) -> str:
     """An srt-slurm recipe text (JSON is valid YAML, but we emit block YAML for real lines)."""
     lines = ["name: test", "resources:", "  gpu_type: gb200", f"  gpus_per_node: {gpn}"]
     for k, v in (gpus or {}).items():
@@ -146,7 +148,11 @@ def srt(engine: str = "sglang", roles: dict | None = None, resources: dict | Non
     for role, args in (roles or {}).items():
         out = {}
         for k, v in args.items():
-            if engine == "vllm" and isinstance(v, dict) and k in ("compilation-config", "speculative-config", "kv-transfer-config"):
+            if (
+                engine == "vllm"
+                and isinstance(v, dict)
+                and k in ("compilation-config", "speculative-config", "kv-transfer-config")
+            ):
                 out[k] = json.dumps(v, separators=(",", ":"))
             else:
                 out[k] = v

@@ -127,7 +127,9 @@ def repo(changed: dict, extra: dict | None = None, modes: dict | None = None, ba
     tree: dict[str, str] = {}
     dirs = {""}
     # The current layout: scenario directories exist (empty ones are listed too).
-    layout = ["benchmarks/single_node/fixed_seq_len/.keep", "benchmarks/single_node/agentic/.keep"] if base_files else []
+    layout = (
+        ["benchmarks/single_node/fixed_seq_len/.keep", "benchmarks/single_node/agentic/.keep"] if base_files else []
+    )
     heads = [c.path for c in changes if c.status != "removed"] + list(files_ctx) + layout
     for p in heads:
         tree[p] = all_modes.get(p, "100644")

@@ -52,7 +52,11 @@ def test_a_master_field_the_tip_added_is_valid():
     from rules.master.checks import master_config_schema_invalid as rr104
     from tests.rules.mc_helpers import BASE, NV, ROWS, master
 
-    head = master(ROWS[0], ROWS[1].replace("  precision:", "  router: { name: sglang-router, version: '0.3.2' }\n  precision:"), ROWS[2])
+    head = master(
+        ROWS[0],
+        ROWS[1].replace("  precision:", "  router: { name: sglang-router, version: '0.3.2' }\n  precision:"),
+        ROWS[2],
+    )
     cs = ChangeSet(files=(FileChange(NV, "modified", base=BASE, head=head),), base_time=COMPONENT_METADATA - 100)
     assert any("router" in f.message for f in run(cs, rules=[rr104]).findings)
     cs = dataclasses.replace(cs, base_tip_time=COMPONENT_METADATA + 100)

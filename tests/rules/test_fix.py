@@ -72,7 +72,9 @@ def test_unsafe_suggestions_are_left_for_a_person():
               "  scenarios:\n    fixed-seq-len:\n      - tp: 8\n        conc-list: [1, 4]\n")
     new = entry("dsv4-fp4-b200-vlm", PR)  # a typo the rule can only guess at (RR008 suggests the closest key)
     base_cs = changeset(BASE, BASE + "\n" + new)
-    cs = ChangeSet(files=base_cs.files, pr_number=PR, repo=REPO, context={"configs/nvidia-master.yaml": master.encode()})
+    cs = ChangeSet(
+        files=base_cs.files, pr_number=PR, repo=REPO, context={"configs/nvidia-master.yaml": master.encode()}
+    )
     r = plan_fix(cs)
     rr008 = [x for x in r.remaining if x.code == "RR008"]
     assert rr008 and rr008[0].suggestion is not None  # a suggestion exists, and is not applied

@@ -5,7 +5,19 @@ from pathlib import Path
 
 import rules
 
-FORBIDDEN = {"flask", "github", "requests", "urllib3", "httpx", "bot", "fakegithub", "redis", "rq", "socket", "subprocess"}
+FORBIDDEN = {
+    "flask",
+    "github",
+    "requests",
+    "urllib3",
+    "httpx",
+    "bot",
+    "fakegithub",
+    "redis",
+    "rq",
+    "socket",
+    "subprocess",
+}
 ROOT = Path(rules.__file__).parent
 # The one exception: the ShellCheck adapter starts the `shellcheck` binary, which reads the script
 # as data on stdin (no rc file, no `source` following, empty environment, a timeout). Nothing a PR

@@ -68,7 +68,9 @@ def test_a_blocking_rule_declares_its_proof(rule):
 def test_enforces_names_written_rules(rule):
     """`ENFORCES` (issue 22): a tuple of rules/written.py IDs; a `written:<ID>` PROOF is one of them."""
     enforces = getattr(rule, "ENFORCES", ())
-    assert isinstance(enforces, tuple) and all(isinstance(i, str) for i in enforces), f"{rule.CODE}: ENFORCES is a tuple of IDs"
+    assert isinstance(enforces, tuple) and all(isinstance(i, str) for i in enforces), (
+        f"{rule.CODE}: ENFORCES is a tuple of IDs"
+    )
     assert len(set(enforces)) == len(enforces), f"{rule.CODE}: ENFORCES repeats an ID"
     for rid in enforces:
         assert rid in WRITTEN, f"{rule.CODE}: ENFORCES names {rid!r}, which rules/written.py does not list"

@@ -27,7 +27,13 @@ CS = ChangeSet(files=(FileChange("a.yaml", "added", head=b"a: 1\n"), FileChange(
 def test_engine_stamps_identity_why_and_fix():
     r = run(CS, rules=[fake_rule(problems=[Problem("a.yaml", 1, "bad `x`")])])
     (f,) = r.findings
-    assert (f.code, f.name, f.severity, f.why, f.fix) == ("RR990", "thing-broken", Severity.BLOCKING, "Because.", "Do it.")
+    assert (f.code, f.name, f.severity, f.why, f.fix) == (
+        "RR990",
+        "thing-broken",
+        Severity.BLOCKING,
+        "Because.",
+        "Do it.",
+    )
     assert r.checks[0].name == "thing-broken" and r.checks[0].status == "passed"
 
 

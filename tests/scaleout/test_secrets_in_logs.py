@@ -130,5 +130,10 @@ def test_worker_process_logs_no_secret(fake, redis_conn, redis_url, workers, pri
 
 def test_the_detector_would_notice_a_leak(private_key):
     pem_line = private_key.splitlines()[3]
-    for leak in (TOKEN, WEBHOOK_SECRET, pem_line, "Bearer eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiIxIiwiZXhwIjoxfQ.c2lnbmF0dXJlZm9v"):
+    for leak in (
+        TOKEN,
+        WEBHOOK_SECRET,
+        pem_line,
+        "Bearer eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiIxIiwiZXhwIjoxfQ.c2lnbmF0dXJlZm9v",
+    ):
         assert secrets_in(f"msg {leak} end", private_key), leak

@@ -114,5 +114,7 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                       evidence=(f"`{c.key}` {c.status} in {c.path} (line {c.line})",
                                 f"new entries select: {', '.join(f'`{k}`' for k in items) or 'nothing'}"))
     if covered:
-        shown = ", ".join(covered[:MAX_LISTED]) + (f" and {len(covered) - MAX_LISTED} more" if len(covered) > MAX_LISTED else "")
+        shown = ", ".join(covered[:MAX_LISTED]) + (
+            f" and {len(covered) - MAX_LISTED} more" if len(covered) > MAX_LISTED else ""
+        )
         yield Passed(f"{len(covered)} changed key(s) are selected by new changelog entries: {shown}")

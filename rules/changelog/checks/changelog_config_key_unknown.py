@@ -111,7 +111,12 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                 where = base_keys[at_base[0]].path
                 evidence.append(f"`{at_base[0]}` exists at the base in {where}; this PR removes it")
             suggestion = None
-            if not wildcard and len(close) == 1 and text.count(item) == 1 and line != entry.key_lines.get("config-keys"):
+            if (
+                not wildcard
+                and len(close) == 1
+                and text.count(item) == 1
+                and line != entry.key_lines.get("config-keys")
+            ):
                 suggestion = text.replace(item, close[0])
             message = (f"config-keys pattern `{item}` matches no master-config key" if wildcard
                        else f"config key `{item}` is not a key of any master config")

@@ -109,17 +109,23 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                 seen.setdefault(ident, []).append(e)
                 continue
             found += 1
-            yield Problem(d.path, e.start_line,
-                          f"The new entry at line {e.start_line:,} selects the same keys as the new entry at line "
-                          f"{first.start_line:,} ({', '.join(f'`{k}`' for k in sorted(key)[:4])}"
-                          f"{' …' if len(key) > 4 else ''}) with {'the same' if _said(first) == said else 'a nearly identical'} "
-                          f"description; it runs no additional sweep "
-                          f"jobs. {accepted(ctx, d)}",
-                          end_line=e.end_line,
-                          evidence=(f"entries at lines {first.start_line:,} and {e.start_line:,}",))
+            yield Problem(
+                d.path,
+                e.start_line,
+                f"The new entry at line {e.start_line:,} selects the same keys as the new entry at line "
+                f"{first.start_line:,} ({', '.join(f'`{k}`' for k in sorted(key)[:4])}"
+                f"{' …' if len(key) > 4 else ''}) with {'the same' if _said(first) == said else 'a nearly identical'} "
+                f"description; it runs no additional sweep "
+                f"jobs. {accepted(ctx, d)}",
+                end_line=e.end_line,
+                evidence=(f"entries at lines {first.start_line:,} and {e.start_line:,}",),
+            )
         if reruns:
-            yield Passed(f"{d.path}: {reruns} new entr{'y copies' if reruns == 1 else 'ies copy'} existing entries in a "
-                         f"PR that changes only the changelog: a re-run of their sweeps", path=d.path)
+            yield Passed(
+                f"{d.path}: {reruns} new entr{'y copies' if reruns == 1 else 'ies copy'} existing entries in a "
+                f"PR that changes only the changelog: a re-run of their sweeps",
+                path=d.path,
+            )
         if not found and not reruns:
             yield Passed(f"{d.path}: {len(d.new_entries)} new entr{'y is' if len(d.new_entries) == 1 else 'ies are'} "
                          f"distinct from each other and from the {d.base_count:,} existing entries", path=d.path)

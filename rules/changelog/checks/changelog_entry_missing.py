@@ -100,7 +100,11 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
         subject = f"changes {listed(names)}"
     else:
         subject = f"changes the {first.what} `{first.path}`" + (f" and {listed(names)}" if names else "")
-    yield Problem(first.path, first.line, f"this PR {subject} but appends no perf-changelog entry, so no sweep will run",
-                  fix=suggested_entry(ctx, names or recipe_keys(ctx, first.path)),
-                  evidence=tuple(c.evidence for c in (proven + [c for c in changes if c not in proven])[:10])
-                  + ("no changelog entry is added",))
+    yield Problem(
+        first.path,
+        first.line,
+        f"this PR {subject} but appends no perf-changelog entry, so no sweep will run",
+        fix=suggested_entry(ctx, names or recipe_keys(ctx, first.path)),
+        evidence=tuple(c.evidence for c in (proven + [c for c in changes if c not in proven])[:10])
+        + ("no changelog entry is added",),
+    )

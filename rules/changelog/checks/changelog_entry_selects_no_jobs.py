@@ -88,15 +88,21 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                 continue  # the generator fails: master-config-sweep-generation-fails
             invalid = [k for k in ej.keys if validate_key(keys[k].value, conv)] if not ej.jobs else []
             if invalid:
-                yield Skipped(f"{d.path}: entry at line {e.start_line:,}: `{invalid[0]}` does not pass the master-config "
-                              f"schema, so its sweep jobs were not counted", path=d.path)
+                yield Skipped(
+                    f"{d.path}: entry at line {e.start_line:,}: `{invalid[0]}` does not pass the master-config "
+                    f"schema, so its sweep jobs were not counted",
+                    path=d.path,
+                )
                 continue
             if ej.jobs:
                 parts = [k.arithmetic() for k in ej.per_key if k.jobs][:MAX_SHOWN]
                 more = len([k for k in ej.per_key if k.jobs]) - len(parts)
-                yield Passed(f"{d.path}: entry at line {e.start_line:,} selects {len(ej.keys)} key(s), "
-                             f"{ej.jobs:,} sweep jobs: " + "; ".join(parts) + (f"; and {more} more key(s)" if more else ""),
-                             path=d.path, line=e.start_line)
+                yield Passed(
+                    f"{d.path}: entry at line {e.start_line:,} selects {len(ej.keys)} key(s), "
+                    f"{ej.jobs:,} sweep jobs: " + "; ".join(parts) + (f"; and {more} more key(s)" if more else ""),
+                    path=d.path,
+                    line=e.start_line,
+                )
                 continue
             if ej.repeated and len(ej.repeated) == len(ej.keys):
                 yield Passed(f"{d.path}: entry at line {e.start_line:,} selects only keys an earlier new entry "
@@ -106,9 +112,12 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             rows = sum(k.rows for k in ej.per_key)
             flag = 'evals-only' if e.data.get('evals-only') else 'all-evals'
             if ej.throughput_suppressed and rows and not modelled:
-                yield Skipped(f"{d.path}: entry at line {e.start_line:,}: `{flag}` leaves the eval selection to decide, "
-                              f"and the eval selection of {conv.label} (before {date_of(EVAL_SELECTION)}) is not "
-                              f"modelled, so its eval jobs were not counted", path=d.path)
+                yield Skipped(
+                    f"{d.path}: entry at line {e.start_line:,}: `{flag}` leaves the eval selection to decide, "
+                    f"and the eval selection of {conv.label} (before {date_of(EVAL_SELECTION)}) is not "
+                    f"modelled, so its eval jobs were not counted",
+                    path=d.path,
+                )
                 continue
             if ej.throughput_suppressed and rows:
                 kinds = "8k1k rows at concurrency 16 or more" + (", or single-node agentic rows" if agentic else "")

@@ -46,7 +46,9 @@ SEVERITY = Severity.NIT
 EVAL_WORDS = re.compile(r"\beval(?:s|uation|uations)?\b|\baccuracy\b|\bgsm8k\b|\blm[-_ ]?eval", re.I)
 THROUGHPUT_WORDS = re.compile(
     r"throughput|\bperf\b|performance|benchmark|\bimage|search[- ]space|\bconc|concurrency|parallel|\btp\d|\bep\d|"
-    r"\bbump|\bupdate|\bupgrade|\bchang|\btun(?:e|ing)|\bflag|\brecipe|\bversion|\badd|\bnew\b|\benable|\bdisable", re.I)
+    r"\bbump|\bupdate|\bupgrade|\bchang|\btun(?:e|ing)|\bflag|\brecipe|\bversion|\badd|\bnew\b|\benable|\bdisable",
+    re.I,
+)
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Skipped]:

@@ -54,12 +54,19 @@ def _changed_fields(c) -> list[str]:
 
 
 def _flag(e) -> str | None:
-    return "evals-only" if e.data.get("evals-only") is True else "all-evals" if e.data.get("all-evals") is True else None
+    return (
+        "evals-only" if e.data.get("evals-only") is True else "all-evals" if e.data.get("all-evals") is True else None
+    )
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
-    changed = {c.key: c for c in changed_keys(ctx) if c.status != "removed" and c.head is not None
-               and not (c.status == "changed" and c.base is not None and removes_points_only(c.base.value, c.head.value))}
+    changed = {
+        c.key: c
+        for c in changed_keys(ctx)
+        if c.status != "removed"
+        and c.head is not None
+        and not (c.status == "changed" and c.base is not None and removes_points_only(c.base.value, c.head.value))
+    }
     items = list(own_entry_items(ctx, "eval flags"))
     # Keys another new entry of the PR runs with throughput jobs are measured by that entry.
     measured = {k for it in items if isinstance(it, tuple) and _flag(it[1]) is None

@@ -137,12 +137,18 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                 n = note(ctx, d, merge=("trailing-empty-line", "no-change"),
                          contract="the documented contract (the file ends with exactly one newline)",
                          written="one-final-newline")
-                problem = Problem(d.path, last, n.on(f"The file ends with {k} extra blank line(s) after "
-                                                     f"`{short(last_text.strip())}`; it must end with exactly one newline."),
-                                  end_line=last + k, suggestion=d.head_lines()[last - 1],
-                                  fix="Delete the blank lines at the end of the file.",
-                                  evidence=(f"file tail after the last line: `{extra.decode('utf-8', 'replace')!r}`",
-                                            *n.evidence))
+                problem = Problem(
+                    d.path,
+                    last,
+                    n.on(
+                        f"The file ends with {k} extra blank line(s) after "
+                        f"`{short(last_text.strip())}`; it must end with exactly one newline."
+                    ),
+                    end_line=last + k,
+                    suggestion=d.head_lines()[last - 1],
+                    fix="Delete the blank lines at the end of the file.",
+                    evidence=(f"file tail after the last line: `{extra.decode('utf-8', 'replace')!r}`", *n.evidence),
+                )
                 if n.unproven:
                     found -= 1
                     yield Skipped(f"{d.path}: {k} extra blank line(s) at the end are not flagged here: {n.unproven}",
@@ -165,14 +171,22 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                     found += 1
                     n = note(ctx, d, pr_run=("added-yaml", "entry-schema"),
                              merge=("entry-count", "file-yaml", "entry-schema"))
-                    yield Problem(d.path, e.start_line + k, n.on(f"An entry starts indented: `{short(text)}`."),
-                                  end_line=e.start_line + k,
-                                  fix="Start every entry with `- config-keys:` at column 0, separated by one empty line.",
-                                  evidence=("an indented `- config-keys:` is not counted as an entry by the validator",
-                                            *n.evidence))
+                    yield Problem(
+                        d.path,
+                        e.start_line + k,
+                        n.on(f"An entry starts indented: `{short(text)}`."),
+                        end_line=e.start_line + k,
+                        fix="Start every entry with `- config-keys:` at column 0, separated by one empty line.",
+                        evidence=(
+                            "an indented `- config-keys:` is not counted as an entry by the validator",
+                            *n.evidence,
+                        ),
+                    )
         if not head or head.isspace():
             found += 1
-            n = note(ctx, d, pr_run=("no-additions", "final-newline", "deleted-line"), merge=("file-format", "file-yaml"))
+            n = note(
+                ctx, d, pr_run=("no-additions", "final-newline", "deleted-line"), merge=("file-format", "file-yaml")
+            )
             what = "The new changelog is empty" if d.status == "added" else "The changelog is emptied"
             yield Problem(d.path, None, n.on(f"{what}; it must be a YAML list of entries."), evidence=n.evidence)
         if not found:

@@ -88,12 +88,20 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                      contract="the documented contract (entries separated by exactly one empty line)",
                      written="one-empty-line")
             problem = Problem(
-                d.path, line, n.on(message),
-                end_line=end, suggestion=text,
+                d.path,
+                line,
+                n.on(message),
+                end_line=end,
+                suggestion=text,
                 fix=f"Use exactly one empty line (no spaces) between entries{kept}.",
-                evidence=(f"lines {s.first_line:,}-{s.anchor_line - 1:,} between entries" if s.anchor_line > s.first_line
-                          else f"no line between line {s.first_line - 1:,} and the entry at line {s.anchor_line:,}",
-                          f"expected separator lines {list(want)!r}, found {list(s.actual)!r}", *n.evidence))
+                evidence=(
+                    f"lines {s.first_line:,}-{s.anchor_line - 1:,} between entries"
+                    if s.anchor_line > s.first_line
+                    else f"no line between line {s.first_line - 1:,} and the entry at line {s.anchor_line:,}",
+                    f"expected separator lines {list(want)!r}, found {list(s.actual)!r}",
+                    *n.evidence,
+                ),
+            )
             if n.unproven:
                 yield Skipped(f"{d.path}:{line}: the separator is not flagged here: {n.unproven}", path=d.path,
                               unproven=problem)

@@ -99,11 +99,16 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                 others = len([p for p in per if ctx.kind(p) != "master_configs"])
                 scope = (f"{n_changed:,} master-config key{'s' if n_changed != 1 else ''} and "
                          f"{others:,} other per-config file(s)")
-                yield Problem(d.path, e.key_lines.get("config-keys", e.start_line),
-                              f"`config-keys` item `{item}` of the entry at line {e.start_line:,} {selects}, while "
-                              f"this PR changes only per-config files ({scope}). {accepted(ctx, d)}",
-                              evidence=(f"{len(keys):,} keys at head" if keys else "no master config available",
-                                        "changed: " + ", ".join(f"`{p}`" for p in per[:4]) + (" …" if len(per) > 4 else "")))
+                yield Problem(
+                    d.path,
+                    e.key_lines.get("config-keys", e.start_line),
+                    f"`config-keys` item `{item}` of the entry at line {e.start_line:,} {selects}, while "
+                    f"this PR changes only per-config files ({scope}). {accepted(ctx, d)}",
+                    evidence=(
+                        f"{len(keys):,} keys at head" if keys else "no master config available",
+                        "changed: " + ", ".join(f"`{p}`" for p in per[:4]) + (" …" if len(per) > 4 else ""),
+                    ),
+                )
         if narrow:
             yield Passed(f"{d.path}: {narrow} new entr{'y selects' if narrow == 1 else 'ies select'} keys without a "
                          f"wildcard-only item", path=d.path)

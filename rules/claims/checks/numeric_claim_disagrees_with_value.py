@@ -105,10 +105,13 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
                         yield Passed(f"{path}:{lc.line}: `{key}` {q.text} in the comment = {raw} at line {ann_line} ✓",
                                      path=path, line=lc.line)
                     else:
-                        yield Problem(path, lc.line,
-                                      f"comment says `{key}` is `{q.text}`, but line {ann_line} sets `{shown}`",
-                                      fix=f"Update the comment's arithmetic to `{key}` {raw}, or restore the value it explains.",
-                                      evidence=(f"claim: {lc.claim.text.strip()}", f"line {ann_line}: {shown}"))
+                        yield Problem(
+                            path,
+                            lc.line,
+                            f"comment says `{key}` is `{q.text}`, but line {ann_line} sets `{shown}`",
+                            fix=f"Update the comment's arithmetic to `{key}` {raw}, or restore the value it explains.",
+                            evidence=(f"claim: {lc.claim.text.strip()}", f"line {ann_line}: {shown}"),
+                        )
             if dim != "B":
                 continue
             # A byte value and the byte quantities the comment's claims state.
@@ -160,7 +163,10 @@ def _descriptions(ctx: ReviewContext, located) -> Iterator[Problem | Passed | Sk
                                  path=lc.path, line=lc.line)
                     continue
                 have = ", ".join(_fmt(v) for v in sorted(values))
-                yield Problem(lc.path, lc.line,
-                              f"description uses `{field_name}` `{q.text}`, but {', '.join(names)} sets {field_name} {have}",
-                              fix=f"Use the configured {field_name} ({have}) in the description's arithmetic, or change the config.",
-                              evidence=(f"claim: {lc.claim.text.strip()}", f"{field_name} in {', '.join(names)}: {have}"))
+                yield Problem(
+                    lc.path,
+                    lc.line,
+                    f"description uses `{field_name}` `{q.text}`, but {', '.join(names)} sets {field_name} {have}",
+                    fix=f"Use the configured {field_name} ({have}) in the description's arithmetic, or change the config.",
+                    evidence=(f"claim: {lc.claim.text.strip()}", f"{field_name} in {', '.join(names)}: {have}"),
+                )

@@ -80,9 +80,12 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
                           evidence=(*evidence, "expected `[registry/]org/repo:tag` or `…@sha256:<digest>`"))
             continue
         if ref.host not in public:
-            yield Problem(info.path, line,
-                          f"image `{image}` is pulled from `{ref.host}`, which is not a public registry",
-                          evidence=(*evidence, f"public registries: Docker Hub, {', '.join(sorted(public - {DOCKER_HUB}))}"))
+            yield Problem(
+                info.path,
+                line,
+                f"image `{image}` is pulled from `{ref.host}`, which is not a public registry",
+                evidence=(*evidence, f"public registries: Docker Hub, {', '.join(sorted(public - {DOCKER_HUB}))}"),
+            )
             continue
         if ref.host == DOCKER_HUB and ("/" not in ref.repository or ref.repository.startswith("library/")):
             yield Problem(info.path, line,

@@ -42,7 +42,9 @@ SEVERITY = Severity.NIT
 ENFORCES = ("C6",)
 MOVING_WORDS = frozenset({"latest", "nightly", "dev", "main", "master", "edge", "stable", "rolling", "unstable",
                           "head", "tip", "current", "release"})
-_VERSION = re.compile(r"^v?\d+(?:\.\d+)+[a-z0-9]*$|^v\d+$|^(?:rc|post|dev)\d+$|^\d{6,}$|^(?=.*\d)(?=.*[a-f])[0-9a-f]{7,}$")
+_VERSION = re.compile(
+    r"^v?\d+(?:\.\d+)+[a-z0-9]*$|^v\d+$|^(?:rc|post|dev)\d+$|^\d{6,}$|^(?=.*\d)(?=.*[a-f])[0-9a-f]{7,}$"
+)
 
 
 def moving_tag(tag: str) -> str | None:
@@ -88,11 +90,17 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                           evidence=(f"{info.key}.image = {image}", "no `:tag` and no `@sha256:` digest"))
         elif moving_tag(ref.tag):
             word = moving_tag(ref.tag)
-            yield Problem(info.path, line, f"image `{image}` uses the moving tag `{ref.tag}`",
-                          fix="Replace the moving tag with the release tag (or `@sha256:` digest) the sweep should measure.",
-                          evidence=(f"{info.key}.image = {image}",
-                                    f"tag `{ref.tag}`: `{word}` is repointed at every build, and no version, date or "
-                                    f"commit in the tag pins it"))
+            yield Problem(
+                info.path,
+                line,
+                f"image `{image}` uses the moving tag `{ref.tag}`",
+                fix="Replace the moving tag with the release tag (or `@sha256:` digest) the sweep should measure.",
+                evidence=(
+                    f"{info.key}.image = {image}",
+                    f"tag `{ref.tag}`: `{word}` is repointed at every build, and no version, date or "
+                    f"commit in the tag pins it",
+                ),
+            )
         else:
             ok[(image, f"tag {ref.tag}")].append(info.key)
     for (image, how), keys in ok.items():

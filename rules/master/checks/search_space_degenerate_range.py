@@ -125,13 +125,19 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                 block = scenarios_of(info.value)[path[1]][path[2]]
                 seq = f" (isl {block.get('isl')}, osl {block.get('osl')})" if path[1] == "fixed-seq-len" else ""
                 was = conc_values(old)
-                yield Problem(info.path, line,
-                              f"`{info.key}`: row `{path[1]}[{path[2]}].search-space[{path[4]}]`{seq} now has `conc-start` "
-                              f"= `conc-end` = {row['conc-start']}: a one-point range where the base swept "
-                              f"{was[0]}–{was[-1]} ({len(was)} points).",
-                              fix=f"Restore the intended range, or write `conc-list: [{row['conc-start']}]` if one point is "
-                                  "meant (and say so in the changelog entry).",
-                              evidence=(f"head row: {row!r}", f"base row: {old!r}",
-                                        f"no row of the key runs {', '.join(map(str, lost))} for these sequence lengths any more"))
+                yield Problem(
+                    info.path,
+                    line,
+                    f"`{info.key}`: row `{path[1]}[{path[2]}].search-space[{path[4]}]`{seq} now has `conc-start` "
+                    f"= `conc-end` = {row['conc-start']}: a one-point range where the base swept "
+                    f"{was[0]}–{was[-1]} ({len(was)} points).",
+                    fix=f"Restore the intended range, or write `conc-list: [{row['conc-start']}]` if one point is "
+                    "meant (and say so in the changelog entry).",
+                    evidence=(
+                        f"head row: {row!r}",
+                        f"base row: {old!r}",
+                        f"no row of the key runs {', '.join(map(str, lost))} for these sequence lengths any more",
+                    ),
+                )
     if checked and not found:
         yield Passed(f"{checked} search-space row(s) of changed keys checked: no range narrowed to one point")

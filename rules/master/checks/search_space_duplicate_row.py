@@ -113,11 +113,16 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                 what = (f"row `{_fmt(first)}`, so concurrenc{'y' if len(shared) == 1 else 'ies'} {shown} run twice")
             else:
                 what = " and ".join(parts) + f", so {len(every)} concurrencies run twice"
-            yield Problem(info.path, line,
-                          f"`{info.key}`: row `{_fmt(second)}` repeats the topology of {what}.",
-                          evidence=(f"rows at lines {', '.join(f'{key_line(info.text, info.line, f):,}' for f, _ in repeats)}"
-                                    f" and {line:,}",
-                                    "same sequence lengths, same topology and additional-settings (defaults applied), overlapping concurrencies"))
+            yield Problem(
+                info.path,
+                line,
+                f"`{info.key}`: row `{_fmt(second)}` repeats the topology of {what}.",
+                evidence=(
+                    f"rows at lines {', '.join(f'{key_line(info.text, info.line, f):,}' for f, _ in repeats)}"
+                    f" and {line:,}",
+                    "same sequence lengths, same topology and additional-settings (defaults applied), overlapping concurrencies",
+                ),
+            )
     if clean:
         shown = ", ".join(f"`{k}`" for k in clean[:6]) + (f" and {len(clean) - 6} more" if len(clean) > 6 else "")
         yield Passed(f"{len(clean)} changed key(s) have no duplicate search-space rows: {shown}")

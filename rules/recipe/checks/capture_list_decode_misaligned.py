@@ -97,7 +97,9 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                      (f"num_speculative_tokens = {cap.k} → step {step}", f"max-num-seqs = {cap.mns}",
                       f"decode part (≤ {cap.decode_max}) = {decode}")))
         for (w, lines, msg, fix, evidence), names in bad.items():
-            yield Problem(path, anchor(ctx, path, *lines), f"{w}: {msg}{points_note(names)}.", fix=fix, evidence=evidence)
+            yield Problem(
+                path, anchor(ctx, path, *lines), f"{w}: {msg}{points_note(names)}.", fix=fix, evidence=evidence
+            )
         for g in good:
             yield Passed(f"{path}: {g} ✓", path=path)
         for o in odd:

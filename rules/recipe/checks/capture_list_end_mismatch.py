@@ -61,7 +61,10 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
         for point, cap in captures(ctx, path):
             w = where(point, cap.role)
             found = []
-            for twice, field in ((cap.sizes_twice, "cudagraph_capture_sizes"), (cap.mccs_twice, "max_cudagraph_capture_size")):
+            for twice, field in (
+                (cap.sizes_twice, "cudagraph_capture_sizes"),
+                (cap.mccs_twice, "max_cudagraph_capture_size"),
+            ):
                 if twice is not None:
                     name, line = twice
                     found.append((
@@ -77,13 +80,22 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                     if cap.mccs != top:
                         if top == sizes[-1]:
                             msg = f"capture list ends at `{sizes[-1]}` but max_cudagraph_capture_size is `{cap.mccs}`"
-                            evidence = (f"last of {len(sizes)} sizes = {sizes[-1]}", f"max_cudagraph_capture_size = {cap.mccs}")
+                            evidence = (
+                                f"last of {len(sizes)} sizes = {sizes[-1]}",
+                                f"max_cudagraph_capture_size = {cap.mccs}",
+                            )
                         else:
                             dropped = [s for s in sizes if s > cap.mbt]
-                            msg = (f"max_cudagraph_capture_size is `{cap.mccs}`, but the largest listed size vLLM keeps "
-                                   f"under max-num-batched-tokens {fmt(cap.mbt)} is `{top}`")
-                            evidence = (f"sizes above the budget, dropped: {dropped}", f"kept: up to {top}",
-                                        f"max_cudagraph_capture_size = {cap.mccs}", f"max-num-batched-tokens = {cap.mbt}")
+                            msg = (
+                                f"max_cudagraph_capture_size is `{cap.mccs}`, but the largest listed size vLLM keeps "
+                                f"under max-num-batched-tokens {fmt(cap.mbt)} is `{top}`"
+                            )
+                            evidence = (
+                                f"sizes above the budget, dropped: {dropped}",
+                                f"kept: up to {top}",
+                                f"max_cudagraph_capture_size = {cap.mccs}",
+                                f"max-num-batched-tokens = {cap.mbt}",
+                            )
                         found.append((
                             (cap.sizes_line, cap.mccs_line, cap.mbt_line), msg,
                             f"Set max_cudagraph_capture_size to {top}, or drop it (vLLM takes the list's end)."
@@ -96,16 +108,21 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                         "Set max_cudagraph_capture_size to the list's end, or drop it (vLLM takes the list's end).",
                         (f"max_cudagraph_capture_size = {cap.mccs} is not a listed size", f"last size = {sizes[-1]}")))
                 elif cap.mccs != sizes[-1]:
-                    skipped.add((cap.sizes_line, cap.mccs), point.name,
-                                f"{w}: max_cudagraph_capture_size {fmt(cap.mccs)} is below the list's end {fmt(sizes[-1])}; "
-                                "whether vLLM keeps the larger sizes depends on max-num-batched-tokens, which the role "
-                                "does not write")
+                    skipped.add(
+                        (cap.sizes_line, cap.mccs),
+                        point.name,
+                        f"{w}: max_cudagraph_capture_size {fmt(cap.mccs)} is below the list's end {fmt(sizes[-1])}; "
+                        "whether vLLM keeps the larger sizes depends on max-num-batched-tokens, which the role "
+                        "does not write",
+                    )
             for lines, msg, fix, evidence in found:
                 bad.add((lines, msg), point.name, (w, lines, msg, fix, evidence))
             if not found and sizes and cap.mccs is not None and cap.kept_sizes() is not None:
                 good.append(f"{w} max_cudagraph_capture_size {fmt(cap.mccs)} = the list's end within the token budget")
         for (w, lines, msg, fix, evidence), names in bad.items():
-            yield Problem(path, anchor(ctx, path, *lines), f"{w}: {msg}{points_note(names)}.", fix=fix, evidence=evidence)
+            yield Problem(
+                path, anchor(ctx, path, *lines), f"{w}: {msg}{points_note(names)}.", fix=fix, evidence=evidence
+            )
         for g in good:
             yield Passed(f"{path}: {g} ✓", path=path)
         for s, names in skipped.items():

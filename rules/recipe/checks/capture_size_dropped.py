@@ -60,7 +60,13 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             found = []
             sizes = cap.engine_sizes
             kept = cap.kept_sizes()
-            if sizes is None and cap.sizes is None and cap.mccs is not None and cap.mbt is not None and cap.mccs > cap.mbt:
+            if (
+                sizes is None
+                and cap.sizes is None
+                and cap.mccs is not None
+                and cap.mbt is not None
+                and cap.mccs > cap.mbt
+            ):
                 found.append((
                     (cap.mccs_line, cap.mbt_line),
                     f"max cudagraph capture size `{fmt(cap.mccs)}` exceeds max-num-batched-tokens `{fmt(cap.mbt)}`: "
@@ -81,7 +87,9 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                     (f"max-num-batched-tokens = {cap.mbt}", f"kept: {kept}", f"dropped: {dropped}")))
             if cap.mode in DECODE_ONLY_MODES and cap.read_sizes:
                 dmax = cap.decode_max
-                above = [s for s in sorted(set(cap.read_sizes)) if dmax and s > dmax and (cap.mbt is None or s <= cap.mbt)]
+                above = [
+                    s for s in sorted(set(cap.read_sizes)) if dmax and s > dmax and (cap.mbt is None or s <= cap.mbt)
+                ]
                 nonpos = [s for s in sorted(set(cap.read_sizes)) if s <= 0]
                 if above:
                     found.append((
@@ -103,6 +111,8 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             if not found and (sizes or cap.mccs is not None) and cap.mbt is not None:
                 good.append(f"{w} every capture size is within max-num-batched-tokens {fmt(cap.mbt)}")
         for (w, lines, msg, fix, evidence), names in bad.items():
-            yield Problem(path, anchor(ctx, path, *lines), f"{w}: {msg}{points_note(names)}.", fix=fix, evidence=evidence)
+            yield Problem(
+                path, anchor(ctx, path, *lines), f"{w}: {msg}{points_note(names)}.", fix=fix, evidence=evidence
+            )
         for g in good:
             yield Passed(f"{path}: {g} ✓", path=path)

@@ -57,11 +57,20 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                 msg = f"{role.gpus_key} is `{declared}` but {role.engine} parallelism gives {par.arith}"
                 if len(par.factors) == 1:
                     msg = f"{role.gpus_key} is `{declared}` but {par.arith}"
-                bad.add((role.gpus.line, par.lines, msg), point.name,
-                        (w, (role.gpus.line, *par.lines), msg,
-                         f"Set {role.gpus_key} to {par.gpus}, or change the parallel sizes so their product is {declared}.",
-                         tuple(f"{n} = {v}" for n, v, _ in par.factors) + (f"{role.gpus_key} = {declared}",)))
+                bad.add(
+                    (role.gpus.line, par.lines, msg),
+                    point.name,
+                    (
+                        w,
+                        (role.gpus.line, *par.lines),
+                        msg,
+                        f"Set {role.gpus_key} to {par.gpus}, or change the parallel sizes so their product is {declared}.",
+                        tuple(f"{n} = {v}" for n, v, _ in par.factors) + (f"{role.gpus_key} = {declared}",),
+                    ),
+                )
         for (w, lines, msg, fix, evidence), names in bad.items():
-            yield Problem(path, anchor(ctx, path, *lines), f"{w}: {msg}{points_note(names)}.", fix=fix, evidence=evidence)
+            yield Problem(
+                path, anchor(ctx, path, *lines), f"{w}: {msg}{points_note(names)}.", fix=fix, evidence=evidence
+            )
         for g, names in good.items():
             yield Passed(f"{path}: {g}{points_note(names)} ✓", path=path)

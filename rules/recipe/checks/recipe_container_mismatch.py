@@ -41,7 +41,9 @@ NAME = "recipe-container-mismatch"
 SEVERITY = Severity.BLOCKING
 PROOF = "written:D2"
 ENFORCES = ("D2",)
-_CONTAINER_LINE = re.compile(r"""^(?P<pre>\s*container:\s*)(?P<q>["']?)(?P<val>[^"'#\s]*)(?P=q)(?P<post>\s*(?:#.*)?)$""")
+_CONTAINER_LINE = re.compile(
+    r"""^(?P<pre>\s*container:\s*)(?P<q>["']?)(?P<val>[^"'#\s]*)(?P=q)(?P<post>\s*(?:#.*)?)$"""
+)
 
 
 def same_image(a: str, b: str) -> bool:

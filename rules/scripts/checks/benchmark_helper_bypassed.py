@@ -48,5 +48,9 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem]:
             hit = next((w for w in [c.name or "", *words] if w.strip("\"'").endswith("benchmark_serving.py")), None)
             if hit is None:
                 continue
-            yield Problem(f.path, c.line, f"the script runs `{hit.strip(chr(34))}` directly instead of `run_benchmark_serving`",
-                          evidence=(c.text[:120],))
+            yield Problem(
+                f.path,
+                c.line,
+                f"the script runs `{hit.strip(chr(34))}` directly instead of `run_benchmark_serving`",
+                evidence=(c.text[:120],),
+            )

@@ -45,7 +45,9 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem]:
         lines = touched(ctx, f.path) or set()
         for c in script.commands:
             words = c.literal_args()
-            is_client = c.name == "run_benchmark_serving" or any(w and w.endswith("benchmark_serving.py") for w in words)
+            is_client = c.name == "run_benchmark_serving" or any(
+                w and w.endswith("benchmark_serving.py") for w in words
+            )
             if not is_client or c.function == "run_benchmark_serving":
                 continue
             for i, w in enumerate(words):
@@ -62,5 +64,9 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem]:
                 line = line_of(node)
                 if not re.fullmatch(r"\d+", val) or line not in lines:
                     continue
-                yield Problem(f.path, line, f"`{flag} {val}` is hard-coded; the harness passes `${SIZED[flag]}` per point",
-                              evidence=(f"{c.name} call at line {c.line}",))
+                yield Problem(
+                    f.path,
+                    line,
+                    f"`{flag} {val}` is hard-coded; the harness passes `${SIZED[flag]}` per point",
+                    evidence=(f"{c.name} call at line {c.line}",),
+                )

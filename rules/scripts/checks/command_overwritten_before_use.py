@@ -66,7 +66,9 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem]:
                            and first.node.end_byte <= r.node.start_byte < second.node.end_byte]
                 if between:
                     continue
-                yield Problem(f.path, second.line,
-                              f"`{name}` is overwritten at line {second.line} before its value from line "
-                              f"{first.line} is used",
-                              evidence=(f"line {first.line}: {first.text[:80]}", f"line {second.line}: {second.text[:80]}"))
+                yield Problem(
+                    f.path,
+                    second.line,
+                    f"`{name}` is overwritten at line {second.line} before its value from line {first.line} is used",
+                    evidence=(f"line {first.line}: {first.text[:80]}", f"line {second.line}: {second.text[:80]}"),
+                )

@@ -116,9 +116,12 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                     elif c.written:
                         where, line, wkey, wvalue = sorted(c.written)[0]
                         more = len(c.written) - 1
-                        what = (f"`{wkey}` now sets `{name}={wvalue}`, but `{launch.path}:{launch.line}` passes "
-                                f"`${name}` to `{tool}` as a path: no file has that name (the `:selector[N]` suffix "
-                                f"is srtctl's)" + (f"; {more} more value(s) this PR writes run the same way" if more else ""))
+                        what = (
+                            f"`{wkey}` now sets `{name}={wvalue}`, but `{launch.path}:{launch.line}` passes "
+                            f"`${name}` to `{tool}` as a path: no file has that name (the `:selector[N]` suffix "
+                            f"is srtctl's)"
+                            + (f"; {more} more value(s) this PR writes run the same way" if more else "")
+                        )
                     else:
                         continue  # neither the launch nor a selector value is this PR's change
                     seen.add((launch.path, launch.line, name))

@@ -71,5 +71,9 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem]:
             if any("http_code" in w for w in words) and _captured(c.node) and _compares_200(c.node):
                 continue  # `$(curl -w '%{http_code}' …)` that the loop compares with 200 itself
             url = next(w for w in words if _ENDPOINT.search(w))
-            yield Problem(f.path, c.line, f"health check `curl … {url}` has no `--fail`: any HTTP answer counts as ready",
-                          evidence=(c.text[:120],))
+            yield Problem(
+                f.path,
+                c.line,
+                f"health check `curl … {url}` has no `--fail`: any HTTP answer counts as ready",
+                evidence=(c.text[:120],),
+            )

@@ -83,7 +83,9 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
         return
     rule = written_rule(ctx.changeset, "architecture")
     if rule is None:
-        yield Skipped("the base revision's guidance was not read, so whether it forbids architecture overrides is unknown")
+        yield Skipped(
+            "the base revision's guidance was not read, so whether it forbids architecture overrides is unknown"
+        )
         return
     if rule is False:
         yield Skipped("the base revision's guidance (AGENTS.md, CONTRIBUTING.md, the review checklist) does not "

@@ -92,8 +92,13 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                              "and the script sets --use-chat-template/--dsv4", path=f.path, line=call.line)
                 continue
             yield Problem(
-                f.path, call.line,
+                f.path,
+                call.line,
                 f"`run_benchmark_serving` in MTP script `{f.path.rsplit('/', 1)[-1]}` does not pass `--use-chat-template`",
-                end_line=call.end_line, suggestion=_suggestion(script.lines, call.line, call.end_line),
-                evidence=(f"call at lines {call.line}-{call.end_line} has neither --use-chat-template nor --dsv4",
-                          "the file name ends in _mtp.sh, so the benchmark measures speculative decoding"))
+                end_line=call.end_line,
+                suggestion=_suggestion(script.lines, call.line, call.end_line),
+                evidence=(
+                    f"call at lines {call.line}-{call.end_line} has neither --use-chat-template nor --dsv4",
+                    "the file name ends in _mtp.sh, so the benchmark measures speculative decoding",
+                ),
+            )

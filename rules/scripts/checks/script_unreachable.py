@@ -74,8 +74,10 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
         reach = [r for r in rs if r.script == f.path]
         if reach:
             keys = sorted({r.point.key for r in reach})
-            yield Passed(f"{f.path} is run by key{'s' if len(keys) > 1 else ''} {', '.join(f'`{k}`' for k in keys[:3])}",
-                         path=f.path)
+            yield Passed(
+                f"{f.path} is run by key{'s' if len(keys) > 1 else ''} {', '.join(f'`{k}`' for k in keys[:3])}",
+                path=f.path,
+            )
             continue
         tags = [x for x in parts[3:] if x != "mtp"]
         meant = [r for r in rs if r.script and r.script_exists and r.point.values.get("model_prefix") == parts[0]

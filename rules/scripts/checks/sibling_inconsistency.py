@@ -163,8 +163,11 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
         names = ", ".join(f"{kind} `{spelled.get(name, name)}` ({len(who)}/{n})" for _, kind, name, who, n in missing)
         evidence = [f"siblings: {tier}"]
         for _, kind, name, who, n in missing:
-            evidence.append(f"`{spelled.get(name, name)}` is set by " + ", ".join(f"`{p.rsplit('/', 1)[-1]}`" for p in who[:4])
-                            + (" …" if len(who) > 4 else ""))
+            evidence.append(
+                f"`{spelled.get(name, name)}` is set by "
+                + ", ".join(f"`{p.rsplit('/', 1)[-1]}`" for p in who[:4])
+                + (" …" if len(who) > 4 else "")
+            )
         yield Problem(f.path, line,
                       f"script lacks what nearly all of its {len(pool)} siblings set: {names}",
                       end_line=end if end and end > line else None, evidence=tuple(evidence))

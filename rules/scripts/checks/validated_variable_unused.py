@@ -42,7 +42,9 @@ SEVERITY = Severity.NIT
 _DOLLAR = re.compile(r"\$\{?#?!?([A-Za-z_]\w*)")
 _SHELLS = ("bash", "sh", "zsh")
 _SCHEDULERS = ("sbatch", "srun", "salloc")
-_DIR_OF_SCRIPT = re.compile(r"""^\$\(\s*dirname\s+["']?\$(?:0|\{0\}|\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE)["']?\s*\)/""")
+_DIR_OF_SCRIPT = re.compile(
+    r"""^\$\(\s*dirname\s+["']?\$(?:0|\{0\}|\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE)["']?\s*\)/"""
+)
 
 
 def _reads(script: Script) -> set[str]:

@@ -60,8 +60,10 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                     good.add((w, cn.arith), bp.name, f"{w}: {cn.arith} ✓")
                     continue
                 unit = "tokens" if es.engine == "vllm" else "requests"
-                msg = (f"no capture cap is set, so graphs stop at the {cn.top.label}: {fmt(cn.top.value)} {unit}, but at "
-                       f"concurrency {fmt(cn.demand.conc)} one rank runs {fmt(cn.need)} {unit}")
+                msg = (
+                    f"no capture cap is set, so graphs stop at the {cn.top.label}: {fmt(cn.top.value)} {unit}, but at "
+                    f"concurrency {fmt(cn.demand.conc)} one rank runs {fmt(cn.need)} {unit}"
+                )
                 lines = (es.max_seqs.line if es.max_seqs is not None else None, es.block_line)
                 bad.add((w, msg), bp.name, (w, lines, msg, f"{cn.arith}; assumed: {cn.top.versioned}"))
         for (w, lines, msg, arith), names in bad.items():

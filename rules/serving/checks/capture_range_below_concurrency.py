@@ -70,7 +70,9 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                 cn = capture_need(bp, es)
                 unread = [u for u in es.unknowns if "graph" in u or "capture" in u or "batch" in u]
                 if cn is None and unread:
-                    skipped.add((es.role, tuple(unread)), bp.name, f"{where(bp, es)}: {'; '.join(unread)}; capture not compared")
+                    skipped.add(
+                        (es.role, tuple(unread)), bp.name, f"{where(bp, es)}: {'; '.join(unread)}; capture not compared"
+                    )
                     continue
                 if cn is None or not cn.top.explicit:
                     continue
@@ -81,8 +83,10 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                     good.add((w, cn.arith), bp.name, f"{w}: {cn.arith} ✓")
                     continue
                 unit = "tokens" if es.engine == "vllm" else "requests"
-                msg = (f"decode graphs stop at {cn.top.label} {unit}, but at concurrency {fmt(cn.demand.conc)} one rank "
-                       f"runs {fmt(cn.need)} {unit}")
+                msg = (
+                    f"decode graphs stop at {cn.top.label} {unit}, but at concurrency {fmt(cn.demand.conc)} one rank "
+                    f"runs {fmt(cn.need)} {unit}"
+                )
                 sug = suggest_number(ctx, path, cn.top.line, cn.top.value, cn.need)
                 bad.add((cn.top.line, msg), bp.name, (w, (cn.top.line,), msg, cn.arith, sug))
         for (w, lines, msg, arith, sug), names in bad.items():

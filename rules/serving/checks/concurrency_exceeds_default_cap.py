@@ -70,7 +70,11 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed]:
                 continue
             msg = (f"concurrency `{fmt(top.value)}` ({top.source}) is above what the serving workers admit by "
                    f"default: {cap.arith}")
-            bad.add((msg,), bp.name, (where(bp), ((top.line,) if top.path in (None, path) else ()) + (bp.benchmark_line,), msg, words))
+            bad.add(
+                (msg,),
+                bp.name,
+                (where(bp), ((top.line,) if top.path in (None, path) else ()) + (bp.benchmark_line,), msg, words),
+            )
         for (w, lines, msg, words), names in bad.items():
             yield Problem(path, anchor(ctx, path, *lines), f"{w}: {msg}{points_note(names)}.",
                           evidence=(words,))

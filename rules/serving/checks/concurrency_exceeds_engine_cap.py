@@ -91,7 +91,9 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
             if not bp.concurrencies:
                 if bp.unknowns and bp.scenario == "fixed-seq-len":
                     why = "; ".join(bp.unknowns)
-                    skipped.add(("conc", why), bp.name, f"{where(bp)}: {why}; concurrency not compared with the engine caps")
+                    skipped.add(
+                        ("conc", why), bp.name, f"{where(bp)}: {why}; concurrency not compared with the engine caps"
+                    )
                 continue
             if bp.scenario != "fixed-seq-len":
                 why = ("agentic point: CONC counts concurrent sessions, not requests in flight"
@@ -120,9 +122,13 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
             lines = ((top.line,) if top.path in (None, path) else ()) + cap.lines
             bad.add((msg,), bp.name, (where(bp), lines, msg, words))
         for (w, lines, msg, words), names in bad.items():
-            yield Problem(path, anchor(ctx, path, *lines), f"{w}: {msg}{points_note(names)}.",
-                          fix="Raise the cap to the concurrency per worker (and per DP rank), or lower the concurrency.",
-                          evidence=(words,))
+            yield Problem(
+                path,
+                anchor(ctx, path, *lines),
+                f"{w}: {msg}{points_note(names)}.",
+                fix="Raise the cap to the concurrency per worker (and per DP rank), or lower the concurrency.",
+                evidence=(words,),
+            )
         for g, names in good.items():
             yield Passed(f"{path}: {g}{points_note(names)}", path=path)
         for s, names in skipped.items():

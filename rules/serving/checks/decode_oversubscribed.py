@@ -77,6 +77,10 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem]:
                      f"{options.slack_factor:g}–{options.proof_factor:g}×")
             bad.add((msg,), bp.name, (where(bp), lines, msg, words))
         for (w, lines, msg, words), names in bad.items():
-            yield Problem(path, anchor(ctx, path, *lines), f"{w}: {msg}{points_note(names)}.",
-                          fix="If the oversubscription is not the design, raise the decode cap or lower the concurrency.",
-                          evidence=(words,))
+            yield Problem(
+                path,
+                anchor(ctx, path, *lines),
+                f"{w}: {msg}{points_note(names)}.",
+                fix="If the oversubscription is not the design, raise the decode cap or lower the concurrency.",
+                evidence=(words,),
+            )

@@ -67,13 +67,21 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                         skipped.add((es.role, mp.key), bp.name, f"{w}: {label}; {es.dp_attention.name} is not known")
                         continue
                     if es.dp_attention_on:
-                        good.add((es.role, mp.key), bp.name, f"{w}: {label} ({mp.path}:{mp.line}); {es.dp_attention.label} ✓")
+                        good.add(
+                            (es.role, mp.key), bp.name, f"{w}: {label} ({mp.path}:{mp.line}); {es.dp_attention.label} ✓"
+                        )
                         continue
                     if es.opaque is not None:
-                        skipped.add((es.role, mp.key, "opaque"), bp.name, f"{w}: {label}; {es.opaque}, so DP attention is not known")
+                        skipped.add(
+                            (es.role, mp.key, "opaque"),
+                            bp.name,
+                            f"{w}: {label}; {es.opaque}, so DP attention is not known",
+                        )
                         continue
                     have = es.dp_attention.label if es.dp_attention is not None and es.dp_attention.line else "not set"
-                    line = es.dp_attention.line if es.dp_attention is not None and es.dp_attention.line else es.block_line
+                    line = (
+                        es.dp_attention.line if es.dp_attention is not None and es.dp_attention.line else es.block_line
+                    )
                     at, line = label_anchor(ctx, bp, line, mp)
                     # On the master entry, say which file runs the point (the launcher picks it: #1151).
                     role = f"{es.role} role" if at == path else f"{es.role} role (`{path}`)"

@@ -67,7 +67,9 @@ class Options(RuleOptions):
 def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | Skipped]:
     changed = {f.path for f in ctx.changeset.files if f.status != "removed"}
     for path, bps in changed_settings(ctx):
-        stated = [bp for bp in bps if bp.total_cpu_dram_gb is not None and as_int(bp.total_cpu_dram_gb.value) is not None]
+        stated = [
+            bp for bp in bps if bp.total_cpu_dram_gb is not None and as_int(bp.total_cpu_dram_gb.value) is not None
+        ]
         if not stated:
             continue
         if not any(m.dram_util is not None for bp in stated for m in bp.master):
@@ -93,7 +95,9 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
             ag = [a for a in agreements(ctx, bp, options.host_dram_gb, options.dram_cap_gb) if a.budget == have]
             a = ag[0] if ag else None
             votes = "; ".join(f"{c.what} {c.value}" for c in a.claims) if a is not None else ""
-            evidence = (mb.arith, f"master row `{mb.key}` at {mb.path}:{mb.line}") + ((f"votes: {votes}",) if votes else ())
+            evidence = (mb.arith, f"master row `{mb.key}` at {mb.path}:{mb.line}") + (
+                (f"votes: {votes}",) if votes else ()
+            )
             if a is not None and a.agreed is not None and a.blames(MASTER) and not a.blames(BUDGET):
                 # Pool and budget agree; the master's dram-utilization is the value out of line.
                 want = float(Fraction(have) / mb.share)
@@ -114,8 +118,12 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
                     suggestion=suggest_number(ctx, path, env.line, have, mb.expect), evidence=evidence)
                 continue
             yield Problem(
-                path, anchor(ctx, path, env.line),
+                path,
+                anchor(ctx, path, env.line),
                 f"`{bp.name}`: {DRAM_ENV} is `{have}`, but dram-utilization {mb.util} of `{mb.key}` resolves to {mb.expect}.",
-                fix=(f"Set {DRAM_ENV} to {mb.expect}, or set dram-utilization in {mb.path}:{mb.line} so it resolves "
-                     f"to {have} (about {float(Fraction(have) / mb.share):.4f})."),
-                evidence=evidence)
+                fix=(
+                    f"Set {DRAM_ENV} to {mb.expect}, or set dram-utilization in {mb.path}:{mb.line} so it resolves "
+                    f"to {have} (about {float(Fraction(have) / mb.share):.4f})."
+                ),
+                evidence=evidence,
+            )

@@ -55,7 +55,11 @@ def engine_ep(es) -> tuple[int, str, int | None]:
     """(expert-parallel size, how it follows from the recipe, line)."""
     if es.engine == "vllm":
         if es.expert_parallel is not None:
-            return es.instance_ranks // max(es._n(es.pp) * es._n(es.pcp), 1), f"enable-expert-parallel over {es.parallel_arith}", es.expert_parallel.line
+            return (
+                es.instance_ranks // max(es._n(es.pp) * es._n(es.pcp), 1),
+                f"enable-expert-parallel over {es.parallel_arith}",
+                es.expert_parallel.line,
+            )
         return 1, "no `enable-expert-parallel`", es.block_line
     if es.ep is not None and as_int(es.ep.value) is not None:
         return as_int(es.ep.value), es.ep.label, es.ep.line
@@ -76,7 +80,11 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                     want = as_int(lab["ep"])
                     w = where(bp, es)
                     if want is None or want <= 0:
-                        skipped.add((mp.key, es.role), bp.name, f"{w}: master `{mp.key}` ep `{lab['ep']}` is not a positive integer")
+                        skipped.add(
+                            (mp.key, es.role),
+                            bp.name,
+                            f"{w}: master `{mp.key}` ep `{lab['ep']}` is not a positive integer",
+                        )
                         continue
                     if es.parallel_unknown is not None:
                         skipped.add((mp.key, es.role, "par"), bp.name, f"{w}: {es.parallel_unknown}; ep not compared")
@@ -88,7 +96,11 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                         good.add((es.role, mp.key), bp.name, f"{w}: {label} ({mp.path}:{mp.line}); EP {ep} ({how}) ✓")
                         continue
                     if es.opaque is not None:
-                        skipped.add((mp.key, es.role, "opaque"), bp.name, f"{w}: {label}; {es.opaque}, so the EP size is not known")
+                        skipped.add(
+                            (mp.key, es.role, "opaque"),
+                            bp.name,
+                            f"{w}: {label}; {es.opaque}, so the EP size is not known",
+                        )
                         continue
                     at, line = label_anchor(ctx, bp, line, mp)
                     # On the master entry, say which file runs the point (the launcher picks it: #1151).

@@ -76,7 +76,11 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
                     if pool.ref:
                         continue
                     if pool.per_rank is None:
-                        skipped.add((pool.line, pool.unresolved), bp.name, f"{w}: {pool.written}: {pool.unresolved}; not compared")
+                        skipped.add(
+                            (pool.line, pool.unresolved),
+                            bp.name,
+                            f"{w}: {pool.written}: {pool.unresolved}; not compared",
+                        )
                         continue
                     if es.parallel_unknown is not None:
                         skipped.add((pool.line, "ranks"), bp.name, f"{w}: {es.parallel_unknown}; pool not compared")
@@ -97,9 +101,17 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
                         msg = (f"host pools pin {fmt(Fraction(total, GB))} GB on a node ({arith}), above {DRAM_ENV} "
                                f"`{budget}` for this instance's share of the node")
                         per = budget * GB // nps[0].ranks
-                        bad.add((lines, "budget"), bp.name, (w, lines + (bp.total_cpu_dram_gb.line,), msg,
+                        bad.add(
+                            (lines, "budget"),
+                            bp.name,
+                            (
+                                w,
+                                lines + (bp.total_cpu_dram_gb.line,),
+                                msg,
                                 f"Size the pools from the budget: at most {fmt(per)} B ({fmt(Fraction(per, GB))} GB) per rank "
-                                f"for {nps[0].ranks} ranks on the node."))
+                                f"for {nps[0].ranks} ranks on the node.",
+                            ),
+                        )
                         continue
                     good.add((lines, "budget"), bp.name, f"{w}: {arith} ≤ {DRAM_ENV} {budget} ✓")
                 if host is not None:
@@ -111,8 +123,11 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
                     if gpn and ranks < gpn and workers and workers > 1:
                         replicas = min(workers, gpn // ranks)
                     node_total = total * replicas
-                    words = (f"{arith}" + (f"; × {replicas} replicas sharing a node = {fmt(node_total)} B" if replicas > 1 else "")
-                             + f" vs host {fmt(host.raw_gb)} GB ({host.source})")
+                    words = (
+                        f"{arith}"
+                        + (f"; × {replicas} replicas sharing a node = {fmt(node_total)} B" if replicas > 1 else "")
+                        + f" vs host {fmt(host.raw_gb)} GB ({host.source})"
+                    )
                     if node_total > host.raw_gb * GB:
                         msg = (f"host pools pin {fmt(Fraction(node_total, GB))} GB on a node, more than the host's "
                                f"{fmt(host.raw_gb)} GB of DRAM ({words})")

@@ -54,20 +54,35 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                     continue
                 if es.version is None:
                     image = es.image.value if es.image is not None else None
-                    skipped.add((es.role, image), bp.name,
-                                f"{w}: image `{image}` names no SGLang version; whether spec V2 is the default is unknown")
+                    skipped.add(
+                        (es.role, image),
+                        bp.name,
+                        f"{w}: image `{image}` names no SGLang version; whether spec V2 is the default is unknown",
+                    )
                     continue
                 a = defaults.lookup("sglang", "spec_v2", es.version)
                 if a is None or a.value is not False:
-                    good.add((es.role, "default"), bp.name, f"{w}: {a.label if a else 'SGLang ' + defaults.fmt_version(es.version)} ✓")
+                    good.add(
+                        (es.role, "default"),
+                        bp.name,
+                        f"{w}: {a.label if a else 'SGLang ' + defaults.fmt_version(es.version)} ✓",
+                    )
                     continue
                 ver = defaults.fmt_version(es.version)
                 state = f"`{ENV}` is `{v.value}`" if isinstance(v, Value) else f"no `{ENV}`"
                 msg = (f"the role speculates ({es.speculative.label}) on SGLang {ver}, which runs the V1 worker unless "
                        f"{ENV} is set, and its environment has {state}")
-                env_lines = [x.line for x in es.env.values() if isinstance(x, Value) and x.line] if hasattr(es.env, "values") else []
+                env_lines = (
+                    [x.line for x in es.env.values() if isinstance(x, Value) and x.line]
+                    if hasattr(es.env, "values")
+                    else []
+                )
                 line = v.line if isinstance(v, Value) else (min(env_lines) if env_lines else es.speculative.line)
-                sug = None if isinstance(v, Value) or not env_lines else insert_after(ctx, path, line, f"{ENV}: '1'", sibling=True)
+                sug = (
+                    None
+                    if isinstance(v, Value) or not env_lines
+                    else insert_after(ctx, path, line, f"{ENV}: '1'", sibling=True)
+                )
                 bad.add((es.role, line), bp.name, (w, line, msg, sug))
         for (w, line, msg, sug), names in bad.items():
             at = anchor(ctx, path, line)

@@ -79,12 +79,18 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                         inst, node = es.instance_ranks, es.ranks_on_node()
                         per, tot = pool.per_rank, pool.total
                         if tot == per * inst:
-                            steps.append(f"{fmt(per)} B/rank × {inst} ranks ({es.parallel_arith}) = {fmt(tot)} = {TOTAL}")
+                            steps.append(
+                                f"{fmt(per)} B/rank × {inst} ranks ({es.parallel_arith}) = {fmt(tot)} = {TOTAL}"
+                            )
                         elif node != inst and tot == per * node:
-                            steps.append(f"{fmt(per)} B/rank × {node} ranks on a node = {fmt(tot)} = {TOTAL} (one node's total)")
+                            steps.append(
+                                f"{fmt(per)} B/rank × {node} ranks on a node = {fmt(tot)} = {TOTAL} (one node's total)"
+                            )
                         else:
-                            msg = (f"{PER_RANK} `{fmt(per)}` × {inst} ranks ({es.parallel_arith}) = {fmt(per * inst)} B, "
-                                   f"but {TOTAL} is `{fmt(tot)}`")
+                            msg = (
+                                f"{PER_RANK} `{fmt(per)}` × {inst} ranks ({es.parallel_arith}) = {fmt(per * inst)} B, "
+                                f"but {TOTAL} is `{fmt(tot)}`"
+                            )
                             sug = suggest_number(ctx, path, pool.line, tot, per * inst)
                             bad.add((pool.line, msg), bp.name, (w, (pool.line,), msg,
                                     f"Set {TOTAL} to {per * inst} or {PER_RANK} to {tot // inst}.", sug,
@@ -128,7 +134,11 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                         sug = None
                     else:
                         fix = f"Set {PER_RANK} to {new_per} ({target} × 10^9 / {np.ranks} ranks on a node)"
-                        sug = suggest_number(ctx, path, pool.line, pool.per_rank, new_per) if PER_RANK in pool.written else None
+                        sug = (
+                            suggest_number(ctx, path, pool.line, pool.per_rank, new_per)
+                            if PER_RANK in pool.written
+                            else None
+                        )
                     if a.agreed is None:
                         fix += f", or {DRAM_ENV} to {gb}"
                         lines = (pool.line, a.budget_line)
@@ -136,8 +146,18 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                     else:
                         lines = (pool.line,)
                         msg += f" ({votes}: the pool is the value out of line)"
-                    bad.add((pool.line, a.budget_line, msg), bp.name,
-                            (w, lines, msg, fix + ".", sug, tuple(steps) + (f"{DRAM_ENV} = {a.budget} (line {a.budget_line})",)))
+                    bad.add(
+                        (pool.line, a.budget_line, msg),
+                        bp.name,
+                        (
+                            w,
+                            lines,
+                            msg,
+                            fix + ".",
+                            sug,
+                            tuple(steps) + (f"{DRAM_ENV} = {a.budget} (line {a.budget_line})",),
+                        ),
+                    )
         for (w, lines, msg, fix, sug, evidence), names in bad.items():
             line = lines[0] if len(lines) == 1 else anchor(ctx, path, *lines)
             yield Problem(path, line, f"{w}: {msg}{points_note(names)}.", fix=fix,

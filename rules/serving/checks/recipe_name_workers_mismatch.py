@@ -77,10 +77,17 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                     wrong.append((label, count, ww, es))
                 w = where(bp)
                 if not wrong:
-                    good.add((what, text), bp.name, f"{w}: {what} `{text}` = {sides[0][0] or 1}p{sides[1][0] or 1}d workers ✓")
+                    good.add(
+                        (what, text),
+                        bp.name,
+                        f"{w}: {what} `{text}` = {sides[0][0] or 1}p{sides[1][0] or 1}d workers ✓",
+                    )
                     continue
-                parts = "; ".join(f"{count} {label} named, {ww} {label} worker{'s' if ww != 1 else ''} "
-                                  f"({es.workers.name if es.workers else 'default 1'})" for label, count, ww, es in wrong)
+                parts = "; ".join(
+                    f"{count} {label} named, {ww} {label} worker{'s' if ww != 1 else ''} "
+                    f"({es.workers.name if es.workers else 'default 1'})"
+                    for label, count, ww, es in wrong
+                )
                 msg = f"the {what} `{text}` says {named[0]}p{named[1]}d, but the recipe runs another layout: {parts}"
                 lines = (line,) + tuple(es.workers.line for _, _, _, es in wrong if es.workers is not None)
                 bad.add((what, text, parts), bp.name, (w, lines, msg))

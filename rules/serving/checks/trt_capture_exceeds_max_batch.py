@@ -103,7 +103,11 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             w = where(bp, es)
             if not dead:
                 for bp2, es2, top2, limit2, why2, _ in uses:
-                    note = "" if as_int(top2.value) <= limit2 else "; the larger sizes run at the points with a larger limit"
+                    note = (
+                        ""
+                        if as_int(top2.value) <= limit2
+                        else "; the larger sizes run at the points with a larger limit"
+                    )
                     good.add((es2.max_seqs.line, top2.line, limit2), bp2.name,
                              f"{where(bp2, es2)}: graphs up to {fmt(top2.value)}, {why2}{note} ✓")
                 continue

@@ -106,14 +106,27 @@ def _wide(head_text, *entries):
     return run(ChangeSet(files=(*files, changelog(*entries))), rules=[rule])
 
 
-@pytest.mark.parametrize("head, rows", [
-    (WIDE.replace("      - { tp: 4, conc-start: 4, conc-end: 32 }\n", ""), "6 → 5 rows in 3 → 3"),
-    (WIDE.replace("    - isl: 8192\n      osl: 1024\n      search-space:\n      - { tp: 8, conc-start: 4, conc-end: 64 }\n", ""),
-     "6 → 5 rows in 3 → 2"),
-    (WIDE.split("    agentic-coding:\n")[0], "6 → 4 rows in 3 → 2"),
-    (WIDE.replace("      - { tp: 4, conc-start: 4, conc-end: 32 }\n", "").replace(
-        "      - { tp: 8, conc-list: [8, 16] }\n", ""), "6 → 4 rows in 3 → 3"),
-], ids=["one-row", "one-block", "one-scenario-type", "rows-from-two-scenarios"])
+@pytest.mark.parametrize(
+    "head, rows",
+    [
+        (WIDE.replace("      - { tp: 4, conc-start: 4, conc-end: 32 }\n", ""), "6 → 5 rows in 3 → 3"),
+        (
+            WIDE.replace(
+                "    - isl: 8192\n      osl: 1024\n      search-space:\n      - { tp: 8, conc-start: 4, conc-end: 64 }\n",
+                "",
+            ),
+            "6 → 5 rows in 3 → 2",
+        ),
+        (WIDE.split("    agentic-coding:\n")[0], "6 → 4 rows in 3 → 2"),
+        (
+            WIDE.replace("      - { tp: 4, conc-start: 4, conc-end: 32 }\n", "").replace(
+                "      - { tp: 8, conc-list: [8, 16] }\n", ""
+            ),
+            "6 → 4 rows in 3 → 3",
+        ),
+    ],
+    ids=["one-row", "one-block", "one-scenario-type", "rows-from-two-scenarios"],
+)
 def test_a_key_that_only_loses_rows_needs_no_entry_and_the_passed_check_says_why(head, rows):
     r = _wide(head, entry("dsv4-fp4-b200-vllm"))
     assert r.findings == []
@@ -121,21 +134,33 @@ def test_a_key_that_only_loses_rows_needs_no_entry_and_the_passed_check_says_why
     assert c.status == "passed" and f"`glm5-fp8-b200-sglang`: {rows} scenario blocks" in c.detail
 
 
-@pytest.mark.parametrize("head", [
-    WIDE.replace("      - { tp: 4, conc-start: 4, conc-end: 32 }\n", "").replace("conc-end: 128", "conc-end: 256"),
-    WIDE.replace("      - { tp: 4, conc-start: 4, conc-end: 32 }\n", "").replace("v0.5.12", "v0.5.13"),
-    WIDE.replace("      - { tp: 4, conc-start: 4, conc-end: 32 }\n", "      - { tp: 2, conc-start: 4, conc-end: 32 }\n"),
-    WIDE.replace("      - { tp: 4, conc-start: 4, conc-end: 32 }\n", "").replace("osl: 1024\n      search-space:\n"
-                                                                                  "      - { tp: 8, conc-start: 4, conc-end: 64 }\n"
-                                                                                  "      - { tp: 8, ep",
-                                                                                  "osl: 2048\n      search-space:\n"
-                                                                                  "      - { tp: 8, conc-start: 4, conc-end: 64 }\n"
-                                                                                  "      - { tp: 8, ep"),
-    WIDE.replace("      - { tp: 8, conc-list: [8, 16] }\n", "      - { tp: 8, conc-list: [8] }\n"),
-    WIDE.replace("      - { tp: 4, conc-start: 4, conc-end: 32 }\n      - { tp: 8, ep: 8, conc-start: 8, conc-end: 128 }\n",
-                 "      - { tp: 8, ep: 8, conc-start: 8, conc-end: 128 }\n      - { tp: 4, conc-start: 4, conc-end: 32 }\n"),
-], ids=["removal-plus-row-edit", "removal-plus-image-bump", "row-replaced", "removal-plus-isl-edit",
-        "a-concurrency-dropped-is-an-edit", "rows-reordered"])
+@pytest.mark.parametrize(
+    "head",
+    [
+        WIDE.replace("      - { tp: 4, conc-start: 4, conc-end: 32 }\n", "").replace("conc-end: 128", "conc-end: 256"),
+        WIDE.replace("      - { tp: 4, conc-start: 4, conc-end: 32 }\n", "").replace("v0.5.12", "v0.5.13"),
+        WIDE.replace(
+            "      - { tp: 4, conc-start: 4, conc-end: 32 }\n", "      - { tp: 2, conc-start: 4, conc-end: 32 }\n"
+        ),
+        WIDE.replace("      - { tp: 4, conc-start: 4, conc-end: 32 }\n", "").replace(
+            "osl: 1024\n      search-space:\n      - { tp: 8, conc-start: 4, conc-end: 64 }\n      - { tp: 8, ep",
+            "osl: 2048\n      search-space:\n      - { tp: 8, conc-start: 4, conc-end: 64 }\n      - { tp: 8, ep",
+        ),
+        WIDE.replace("      - { tp: 8, conc-list: [8, 16] }\n", "      - { tp: 8, conc-list: [8] }\n"),
+        WIDE.replace(
+            "      - { tp: 4, conc-start: 4, conc-end: 32 }\n      - { tp: 8, ep: 8, conc-start: 8, conc-end: 128 }\n",
+            "      - { tp: 8, ep: 8, conc-start: 8, conc-end: 128 }\n      - { tp: 4, conc-start: 4, conc-end: 32 }\n",
+        ),
+    ],
+    ids=[
+        "removal-plus-row-edit",
+        "removal-plus-image-bump",
+        "row-replaced",
+        "removal-plus-isl-edit",
+        "a-concurrency-dropped-is-an-edit",
+        "rows-reordered",
+    ],
+)
 def test_removals_mixed_with_any_other_edit_still_need_an_entry(head):
     [f] = _wide(head, entry("dsv4-fp4-b200-vllm")).findings
     assert (f.code, f.message.split("`")[1]) == ("RR011", "glm5-fp8-b200-sglang")

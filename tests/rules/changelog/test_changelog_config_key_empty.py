@@ -8,12 +8,21 @@ LINK = f"https://github.com/{REPO}/pull/4867"
 REST = f"  description:\n    - \"Enable power monitoring\"\n  pr-link: {LINK}\n"
 
 
-@pytest.mark.parametrize("keys, line, what, gate", [
-    ("- config-keys:\n    -\n    - dsv4-fp4-b200-vllm\n", 2, "`config-keys` item 1 of the entry for", "Rejected by the PR-run"),
-    ("- config-keys:\n    - ''\n", 2, "is a blank string", "Rejected by the PR-run"),
-    ("- config-keys:\n", 1, "has no `config-keys` list", "Rejected by the PR-run"),
-    ("- config-keys: []\n", 1, "has an empty `config-keys` list", "Rejected by the PR-run"),
-], ids=["null-item", "blank-string", "null-list", "empty-list"])
+@pytest.mark.parametrize(
+    "keys, line, what, gate",
+    [
+        (
+            "- config-keys:\n    -\n    - dsv4-fp4-b200-vllm\n",
+            2,
+            "`config-keys` item 1 of the entry for",
+            "Rejected by the PR-run",
+        ),
+        ("- config-keys:\n    - ''\n", 2, "is a blank string", "Rejected by the PR-run"),
+        ("- config-keys:\n", 1, "has no `config-keys` list", "Rejected by the PR-run"),
+        ("- config-keys: []\n", 1, "has an empty `config-keys` list", "Rejected by the PR-run"),
+    ],
+    ids=["null-item", "blank-string", "null-list", "empty-list"],
+)
 def test_empty_selection_is_blocking(keys, line, what, gate):
     text = keys + REST
     head = append(BASE, text)

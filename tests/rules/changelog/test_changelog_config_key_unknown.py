@@ -47,12 +47,18 @@ def test_close_matches_are_evidence_when_several():
     r = _run(entry("dsv4-fp4-b100-vllm"), context={NV: keys})
     [f] = r.findings
     assert f.suggestion is None and f.fix.startswith("Use an exact key")
-    assert set(f.evidence[1].removeprefix("closest existing keys: ").split(", ")) == {"dsv4-fp4-b200-vllm", "dsv4-fp4-b300-vllm"}
+    assert set(f.evidence[1].removeprefix("closest existing keys: ").split(", ")) == {
+        "dsv4-fp4-b200-vllm",
+        "dsv4-fp4-b300-vllm",
+    }
 
 
 def test_each_item_on_its_own_line():
     r = _run(entry("dsv4-fp4-b200-vllm", "nope-a", "dsr1-*", "nope-b"))
-    assert [(f.line, f.message.split("`")[1]) for f in r.findings] == [(FIRST_ITEM + 1, "nope-a"), (FIRST_ITEM + 3, "nope-b")]
+    assert [(f.line, f.message.split("`")[1]) for f in r.findings] == [
+        (FIRST_ITEM + 1, "nope-a"),
+        (FIRST_ITEM + 3, "nope-b"),
+    ]
 
 
 def test_flow_list_reports_on_the_config_keys_line_without_suggestion():

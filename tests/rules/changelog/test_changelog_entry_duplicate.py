@@ -11,9 +11,14 @@ SCRIPT = "benchmarks/single_node/dsv4_fp4_b200_vllm.sh"
 
 def _with_script(base: str, head: str, *rules):
     """The changelog change plus an edit of a benchmark script: a PR that changes more than the changelog."""
-    cs = ChangeSet(files=(FileChange(PATH, "modified", base=base.encode(), head=head.encode(), patch=patch_of(base, head)),
-                          FileChange(SCRIPT, "modified", base=b"vllm serve\n", head=b"vllm serve --tp 8\n")),
-                   pr_number=PR, repo=REPO)
+    cs = ChangeSet(
+        files=(
+            FileChange(PATH, "modified", base=base.encode(), head=head.encode(), patch=patch_of(base, head)),
+            FileChange(SCRIPT, "modified", base=b"vllm serve\n", head=b"vllm serve --tp 8\n"),
+        ),
+        pr_number=PR,
+        repo=REPO,
+    )
     return run(cs, rules=list(rules))
 
 

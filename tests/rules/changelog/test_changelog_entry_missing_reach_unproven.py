@@ -218,7 +218,9 @@ def test_an_edit_after_the_last_client_run_is_a_nit():
 def test_an_edit_before_the_client_or_around_a_client_in_a_loop_reaches_the_run():
     before = ENTRY.replace("run_benchmark_serving", EVAL_BLOCK.strip("\n") + "\nrun_benchmark_serving")
     assert _codes(_entry(before)) == [("RR009", False)]  # the export precedes the measurement
-    looped = ENTRY.replace("run_benchmark_serving", "for CONC in 4 8; do\nrun_benchmark_serving").rstrip("\n") + "\ndone\n"
+    looped = (
+        ENTRY.replace("run_benchmark_serving", "for CONC in 4 8; do\nrun_benchmark_serving").rstrip("\n") + "\ndone\n"
+    )
     f = FileChange(ENTRY_PATH, "modified", base=looped.encode(), head=(looped + EVAL_BLOCK).encode(),
                    patch=patch_of(looped, looped + EVAL_BLOCK))
     r = run(ChangeSet(files=(f,), context={LIB_PATH: LIB.encode()}), rules=[rr009, rr010, rr024])

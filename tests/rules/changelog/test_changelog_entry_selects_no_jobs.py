@@ -45,9 +45,15 @@ def test_no_master_config_is_skipped():
 
 
 LOW_CONC = master(row("dsv4-fp4-b200-vllm").replace("conc-end: 64", "conc-end: 8"), *ROWS[1:])  # 8k1k, conc 4, 8
-AGENTIC = master(ROWS[0], row("dsv4-fp4-b200-vllm-agentic").replace("  runner: b200", "  runner: cluster:b200").replace(
-    "    fixed-seq-len:\n    - isl: 8192\n      osl: 1024\n      search-space:\n      - { tp: 8, conc-start: 4, conc-end: 64 }",
-    "    agentic-coding:\n    - search-space:\n      - { tp: 8, kv-offloading: none, conc-list: [16, 32] }"))
+AGENTIC = master(
+    ROWS[0],
+    row("dsv4-fp4-b200-vllm-agentic")
+    .replace("  runner: b200", "  runner: cluster:b200")
+    .replace(
+        "    fixed-seq-len:\n    - isl: 8192\n      osl: 1024\n      search-space:\n      - { tp: 8, conc-start: 4, conc-end: 64 }",
+        "    agentic-coding:\n    - search-space:\n      - { tp: 8, kv-offloading: none, conc-list: [16, 32] }",
+    ),
+)
 GENERATOR = "utils/matrix_logic/generate_sweep_configs.py"
 
 

@@ -18,9 +18,15 @@ def test_well_formed_append_passes():
 
 def test_no_final_newline():
     head = append(BASE).rstrip("\n")
-    assert _findings(head) == [("RR006", head.count("\n") + 1, "The file does not end with a newline after "
-                                "`pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/4867`. Rejected by the PR-run "
-                                "`check-changelog` on this push and by the merge path at merge.")]
+    assert _findings(head) == [
+        (
+            "RR006",
+            head.count("\n") + 1,
+            "The file does not end with a newline after "
+            "`pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/4867`. Rejected by the PR-run "
+            "`check-changelog` on this push and by the merge path at merge.",
+        )
+    ]
 
 
 @pytest.mark.parametrize("tail, n", [("\n", 1), ("\n\n", 2), ("  \n\n", 2)],
@@ -66,14 +72,26 @@ def test_pre_existing_tab_in_history_is_not_this_prs_problem():
 def test_invalid_utf8():
     head = append(BASE).encode().replace(b"Serve the", b"Serve \xff the")
     line = head.count(b"\n") - 1
-    assert _findings(head) == [("RR006", line, f"Byte `0xff` at line {line:,} is not valid UTF-8. Rejected by the PR-run `check-changelog` on this push and by the merge path at merge.")]
+    assert _findings(head) == [
+        (
+            "RR006",
+            line,
+            f"Byte `0xff` at line {line:,} is not valid UTF-8. Rejected by the PR-run `check-changelog` on this push and by the merge path at merge.",
+        )
+    ]
 
 
 def test_entry_starting_with_another_key():
     other = "- description:\n    - \"x\"\n  config-keys:\n    - k\n  pr-link: XXX\n"
     head = append(BASE, other)
     got = _findings(head)
-    assert got == [("RR006", head.count("\n") - 4, "This top-level item starts with `- description:`, not `- config-keys:`. The PR-run check passes this; the merge path rejects it at merge.")]
+    assert got == [
+        (
+            "RR006",
+            head.count("\n") - 4,
+            "This top-level item starts with `- description:`, not `- config-keys:`. The PR-run check passes this; the merge path rejects it at merge.",
+        )
+    ]
 
 
 def test_indented_entry_start():
@@ -84,7 +102,12 @@ def test_indented_entry_start():
 
 def test_empty_changelog_added():
     assert _findings("", base=None, status="added") == [
-        ("RR006", 0, "The new changelog is empty; it must be a YAML list of entries. Rejected by the PR-run `check-changelog` on this push and by the merge path at merge.")]
+        (
+            "RR006",
+            0,
+            "The new changelog is empty; it must be a YAML list of entries. Rejected by the PR-run `check-changelog` on this push and by the merge path at merge.",
+        )
+    ]
 
 
 def test_first_entry_into_an_empty_changelog():

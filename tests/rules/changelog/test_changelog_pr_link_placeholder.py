@@ -16,9 +16,11 @@ def test_placeholder_is_a_nit_with_the_canonical_link(link):
 
 def test_without_a_pr_number_there_is_no_suggestion():
     f = review(BASE, append(BASE, entry("k", "XXX")), rr005, pr=None).findings[0]
-    assert f.suggestion is None and f.message == ("pr-link `XXX` is a placeholder; the merge path canonicalizes it. Both gates accept "
-                                                  "this; only the documented contract (the PR number is known by now) "
-                                                  "forbids it.")
+    assert f.suggestion is None and f.message == (
+        "pr-link `XXX` is a placeholder; the merge path canonicalizes it. Both gates accept "
+        "this; only the documented contract (the PR number is known by now) "
+        "forbids it."
+    )
 
 
 @pytest.mark.parametrize("link", [f"https://github.com/{REPO}/pull/4867", "TBD", "xxx",

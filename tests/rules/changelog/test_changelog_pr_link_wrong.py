@@ -13,15 +13,28 @@ VARIANTS = [
     ("placeholder-url", f"https://github.com/{REPO}/pull/XXX", "RR005", None),
     ("tbd", "TBD", "RR004", "it is not a GitHub pull request link"),
     ("other-pr", f"https://github.com/{REPO}/pull/4852", "RR004", "it links PR #4852, not this PR #4867"),
-    ("old-org", "https://github.com/InferenceMAX/InferenceMAX/pull/4867", "RR004",
-     "it points at the old `InferenceMAX/InferenceMAX` repository"),
-    ("old-org-placeholder", "https://github.com/InferenceMAX/InferenceMAX/pull/XXX", "RR004",
-     "it points at the old `InferenceMAX/InferenceMAX` repository"),
+    (
+        "old-org",
+        "https://github.com/InferenceMAX/InferenceMAX/pull/4867",
+        "RR004",
+        "it points at the old `InferenceMAX/InferenceMAX` repository",
+    ),
+    (
+        "old-org-placeholder",
+        "https://github.com/InferenceMAX/InferenceMAX/pull/XXX",
+        "RR004",
+        "it points at the old `InferenceMAX/InferenceMAX` repository",
+    ),
     ("changes-suffix", CANON + "/changes", "RR004", "it has a `/changes` suffix"),
     ("files-suffix", CANON + "/files", "RR004", "it has a `/files` suffix"),
     ("http", CANON.replace("https", "http"), "RR004", "it uses `http://`"),
     ("trailing-slash", CANON + "/", "RR004", "it has a trailing slash"),
-    ("fork", "https://github.com/someone/InferenceX/pull/4867", "RR004", f"it points at `someone/InferenceX`, not `{REPO}`"),
+    (
+        "fork",
+        "https://github.com/someone/InferenceX/pull/4867",
+        "RR004",
+        f"it points at `someone/InferenceX`, not `{REPO}`",
+    ),
     ("lowercase-xxx", f"https://github.com/{REPO}/pull/xxx", "RR004", "it is not of the form"),
 ]
 

@@ -23,18 +23,41 @@ def test_clean_append_passes_both():
     assert g.pr_run_ok and g.merge_ok
 
 
-@pytest.mark.parametrize("head, pr_run, merge", [
-    (lambda: insert_before(BASE, 3), [], ["entry-changed", "raw-prefix"]),
-    (lambda: BASE + "\n\n" + NEW, [], ["separator-history"]),
-    (lambda: BASE + "\n" + NEW + "\n", [], ["trailing-empty-line"]),
-    (lambda: BASE + "\n" + NEW.rstrip("\n"), ["final-newline"], ["file-format"]),
-    (lambda: BASE + "\n" + NEW.replace("pull/4867", "pull/1"), [], ["added-pr-link"]),
-    (lambda: BASE.replace("pull/4720", "pull/4721") + "\n" + NEW, ["deleted-line"], ["correction-invalid", "raw-prefix"]),
-    (lambda: BASE + "\n" + NEW.replace("  description:", "  description:\n    - a\n  description:"), [],
-     ["file-yaml"]),
-    (lambda: BASE + "\n" + NEW.replace("  pr-link", "  pr_link"), ["entry-schema"], ["added-pr-link", "entry-schema"]),
-], ids=["mid-file", "two-empty-lines", "extra-final-line", "no-final-newline", "other-pr-link",
-        "historical-link-edited", "duplicate-key", "unknown-key"])
+@pytest.mark.parametrize(
+    "head, pr_run, merge",
+    [
+        (lambda: insert_before(BASE, 3), [], ["entry-changed", "raw-prefix"]),
+        (lambda: BASE + "\n\n" + NEW, [], ["separator-history"]),
+        (lambda: BASE + "\n" + NEW + "\n", [], ["trailing-empty-line"]),
+        (lambda: BASE + "\n" + NEW.rstrip("\n"), ["final-newline"], ["file-format"]),
+        (lambda: BASE + "\n" + NEW.replace("pull/4867", "pull/1"), [], ["added-pr-link"]),
+        (
+            lambda: BASE.replace("pull/4720", "pull/4721") + "\n" + NEW,
+            ["deleted-line"],
+            ["correction-invalid", "raw-prefix"],
+        ),
+        (
+            lambda: BASE + "\n" + NEW.replace("  description:", "  description:\n    - a\n  description:"),
+            [],
+            ["file-yaml"],
+        ),
+        (
+            lambda: BASE + "\n" + NEW.replace("  pr-link", "  pr_link"),
+            ["entry-schema"],
+            ["added-pr-link", "entry-schema"],
+        ),
+    ],
+    ids=[
+        "mid-file",
+        "two-empty-lines",
+        "extra-final-line",
+        "no-final-newline",
+        "other-pr-link",
+        "historical-link-edited",
+        "duplicate-key",
+        "unknown-key",
+    ],
+)
 def test_each_gate_rejects_what_its_tool_rejects(head, pr_run, merge):
     assert _stages(_gates(BASE, head())) == (pr_run, merge)
 

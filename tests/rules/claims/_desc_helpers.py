@@ -13,9 +13,11 @@ def entry(keys, *items, pr=4867):
 
 
 def pr(base_rows, head_rows, *entries, context=None, scripts=()):
-    files = [FileChange(NV, "modified", base=master(*base_rows), head=master(*head_rows)),
-             FileChange(CHANGELOG, "modified", base=CL_BASE, head=CL_BASE + "".join("\n" + e for e in entries).encode()),
-             *scripts]
+    files = [
+        FileChange(NV, "modified", base=master(*base_rows), head=master(*head_rows)),
+        FileChange(CHANGELOG, "modified", base=CL_BASE, head=CL_BASE + "".join("\n" + e for e in entries).encode()),
+        *scripts,
+    ]
     return ChangeSet(files=tuple(files), context=context or {}, pr_number=4867, repo="SemiAnalysisAI/InferenceX")
 
 

@@ -3,8 +3,10 @@ from rules.claims.checks import changelog_config_count_claim_wrong as rr254
 from tests.rules.claims._desc_helpers import entry, pr, review, row
 
 KEY = "minimaxm3-fp4-b300-vllm"
-TWO = row(KEY).replace("      - { tp: 8, conc-start: 4, conc-end: 64 }\n",
-                       "      - { tp: 8, conc-start: 4, conc-end: 64 }\n      - { tp: 4, conc-start: 4, conc-end: 64 }\n")
+TWO = row(KEY).replace(
+    "      - { tp: 8, conc-start: 4, conc-end: 64 }\n",
+    "      - { tp: 8, conc-start: 4, conc-end: 64 }\n      - { tp: 4, conc-start: 4, conc-end: 64 }\n",
+)
 
 
 def test_more_configs_while_the_search_space_shrank_is_a_nit():
@@ -22,5 +24,8 @@ def test_fewer_while_it_grew_and_consistent_wording():
 
 def test_a_wider_concurrency_range_is_not_a_count_of_configs():
     # Precision (issue 21): "extend the concurrency range" is about its top, not how many rows run.
-    assert review(pr([TWO], [row(KEY)], entry([KEY], "Extend the concurrency range to conc-end 256")), rr254).findings == []
+    assert (
+        review(pr([TWO], [row(KEY)], entry([KEY], "Extend the concurrency range to conc-end 256")), rr254).findings
+        == []
+    )
     assert len(review(pr([TWO], [row(KEY)], entry([KEY], "Add more configs")), rr254).findings) == 1  # control

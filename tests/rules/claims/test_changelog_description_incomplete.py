@@ -70,7 +70,8 @@ def test_the_settings_of_a_new_script_are_not_changes():
 def test_paths_ports_names_and_parallelism_are_plumbing():
     old = sglang_script(env="export SERVER_LOG=/var/log/a.log\nexport HIP_VISIBLE_DEVICES=0,1")
     new = sglang_script(env="export SERVER_LOG=/workspace/b.log\nexport HIP_VISIBLE_DEVICES=0,1,2,3").replace(
-        '--model-path "$MODEL" --tp "$TP" --port "$PORT"', '--model-path /models/glm5 --tp 8 --port 8000 --host 0.0.0.0')
+        '--model-path "$MODEL" --tp "$TP" --port "$PORT"', "--model-path /models/glm5 --tp 8 --port 8000 --host 0.0.0.0"
+    )
     r = _review(["Bump SGLang to v0.5.10"], scripts={PLAIN: ("modified", new, old)})
     assert r.findings == []
     tuned = new.replace("--mem-fraction-static 0.85", "--mem-fraction-static 0.8")  # control
@@ -82,7 +83,9 @@ def test_an_engine_environment_variable_is_a_setting():
     old, new = sglang_script(env="export SGLANG_ENABLE_SPEC_V2=0"), sglang_script(env="export SGLANG_ENABLE_SPEC_V2=1")
     [f] = _review(["Bump SGLang to v0.5.10"], scripts={PLAIN: ("modified", new, old)}).findings
     assert "`SGLANG_ENABLE_SPEC_V2` 0 → 1" in f.message
-    assert _review(["Bump SGLang to v0.5.10 and enable spec v2"], scripts={PLAIN: ("modified", new, old)}).findings == []
+    assert (
+        _review(["Bump SGLang to v0.5.10 and enable spec v2"], scripts={PLAIN: ("modified", new, old)}).findings == []
+    )
 
 
 def test_a_script_the_launcher_does_not_route_the_keys_to_is_not_the_entrys():
@@ -118,13 +121,17 @@ def test_a_key_the_pr_adds_is_described_by_the_entry_that_adds_it():
 def test_a_setting_only_the_rows_the_pr_adds_take_belongs_to_the_new_arm():
     # The PR adds a DP-attention row; the script's new branch for it sets its own chunk size.
     dpa = "      - tp: 8\n        dp-attn: true\n        ep: 8\n        conc-list: [64]"
-    branch = ('if [[ "$DP_ATTENTION" == "true" ]]; then\n    DPA_ARGS="--enable-dp-attention --chunked-prefill-size 4096"\n'
-              'else\n    DPA_ARGS=""\nfi')
+    branch = (
+        'if [[ "$DP_ATTENTION" == "true" ]]; then\n    DPA_ARGS="--enable-dp-attention --chunked-prefill-size 4096"\n'
+        'else\n    DPA_ARGS=""\nfi'
+    )
     old = sglang_script()
     new = sglang_script(env=branch, extra_flags="$DPA_ARGS")
-    changed = {CFG: ("modified", master(key(STP) + "\n" + dpa), master(key(STP))),
-               LOG: ("modified", CL_BASE.decode() + "\n" + _entry((STP,), "Add a DEP8 arm at conc 64"), CL_BASE.decode()),
-               PLAIN: ("modified", new, old)}
+    changed = {
+        CFG: ("modified", master(key(STP) + "\n" + dpa), master(key(STP))),
+        LOG: ("modified", CL_BASE.decode() + "\n" + _entry((STP,), "Add a DEP8 arm at conc 64"), CL_BASE.decode()),
+        PLAIN: ("modified", new, old),
+    }
     assert run(repo(changed), rules=[rr256]).findings == []
     changed[PLAIN] = ("modified", new.replace("--mem-fraction-static 0.85", "--mem-fraction-static 0.8"), old)
     [f] = run(repo(changed), rules=[rr256]).findings  # control: a setting every row takes

@@ -10,8 +10,9 @@ def test_unknown_cluster_runner_is_a_nit():
     cs = pr([row(KEY)], [row(KEY, image="rocm/atom:v2")], entry([KEY], "Run on cluster:gbt350docker->mi355x-amds"),
             context=RUNNERS)
     [f] = review(cs, rr255).findings
-    assert not f.blocking and f.message == ("The description names the runner `cluster:gbt350docker`, which `runners.yaml` "
-                                        "does not define.")
+    assert not f.blocking and f.message == (
+        "The description names the runner `cluster:gbt350docker`, which `runners.yaml` does not define."
+    )
 
 
 def test_known_runner_passes_and_without_runners_yaml_nothing_is_judged():

@@ -35,8 +35,10 @@ def test_one_line_for_two_keys_with_different_starting_versions():
 
 def test_wrong_starting_version_for_every_key():
     base, head, keys = _two(base_b=NEW, base_m=NEW, head="lmsysorg/sglang:nightly-dev-cu13-20260523-c112f762")
-    r = review(pr(base, head, entry(keys, "Update SGLang image from v0.5.11-cu130 to nightly-dev-cu13-20260523-c112f762")),
-               rr252)  # #1567
+    r = review(
+        pr(base, head, entry(keys, "Update SGLang image from v0.5.11-cu130 to nightly-dev-cu13-20260523-c112f762")),
+        rr252,
+    )  # #1567
     assert [f.message.split(",")[1].strip() for f in r.findings] == [
         f"but `glm5-fp4-b200-sglang` was on `{NEW}` at the base."]
 
@@ -68,10 +70,15 @@ def test_an_abbreviated_tag_matches_the_full_one_part_by_part(claim, findings):
 
 def test_a_version_token_ends_before_sentence_punctuation():
     base, head, keys = _two()
-    for text in ("Update SGLang from v0.5.10.post1-cu130 to v0.5.12-cu130.", "SGLang v0.5.10.post1-cu130 -> v0.5.12-cu130, "
-                 "for both keys", "Bump image to v0.5.12-cu130; rerun"):
+    for text in (
+        "Update SGLang from v0.5.10.post1-cu130 to v0.5.12-cu130.",
+        "SGLang v0.5.10.post1-cu130 -> v0.5.12-cu130, for both keys",
+        "Bump image to v0.5.12-cu130; rerun",
+    ):
         assert review(pr(base, head, entry(keys, text)), rr252).findings == [], text
-    [f] = review(pr(base, head, entry(keys, "Update SGLang from v0.5.10.post1-cu130 to v0.5.13-cu130.")), rr252).findings
+    [f] = review(
+        pr(base, head, entry(keys, "Update SGLang from v0.5.10.post1-cu130 to v0.5.13-cu130.")), rr252
+    ).findings
     assert "says `to v0.5.13-cu130`, but" in f.message  # control: the period is not part of the version
 
 
@@ -83,7 +90,8 @@ def test_a_claim_that_names_the_whole_image_reference_is_compared_whole():
     base, head, keys = _two(base_b=ATOM, base_m=ATOM, head=NIGHTLY)
     assert review(pr(base, head, entry(keys, f"Move the ATOM keys from {ATOM} to {NIGHTLY}")), rr252).findings == []
     wrong = ATOM.replace("7.9.1", "7.9.0")
-    [f] = review(pr(base, head, entry(keys, f"Move the ATOM keys from {wrong} to {NIGHTLY}")), rr252).findings  # control
+    # control
+    [f] = review(pr(base, head, entry(keys, f"Move the ATOM keys from {wrong} to {NIGHTLY}")), rr252).findings
     assert f.message.startswith(f"The description says `from {wrong}`")
 
 

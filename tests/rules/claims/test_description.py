@@ -30,7 +30,9 @@ def test_changed_flags_reads_added_and_changed_values_not_comments():
 
 def test_ten_thousand_numbers_in_a_description_are_bounded():
     text = " ".join(f"conc {i}-{i + 1}" for i in range(10_000))
-    heads = {"k": {"scenarios": {"fixed-seq-len": [{"isl": 1, "osl": 1, "search-space": [{"tp": 8, "conc-list": [1]}]}]}}}
+    heads = {
+        "k": {"scenarios": {"fixed-seq-len": [{"isl": 1, "osl": 1, "search-space": [{"tp": 8, "conc-list": [1]}]}]}}
+    }
     # Bounded by what is read (the item's first 4,000 characters); wall time: benchmarks/bounded_inputs.py.
     out = search_space_findings(Item("p", 1, text[:4000], None), heads)
     assert isinstance(out, list) and len(out) <= 4000

@@ -48,10 +48,15 @@ def test_shell_variable_and_flag():
 def test_stale_comment_found_when_only_the_value_line_changed():
     base = f"model:\n  {CLAIM}\n  cpu_bytes_to_use: 898012569600\n".encode()
     head = f"model:\n  {CLAIM}\n  cpu_bytes_to_use: 1000000000000\n".encode()
-    patch = f"@@ -1,3 +1,3 @@\n model:\n   {CLAIM}\n-  cpu_bytes_to_use: 898012569600\n+  cpu_bytes_to_use: 1000000000000\n"
+    patch = (
+        f"@@ -1,3 +1,3 @@\n model:\n   {CLAIM}\n-  cpu_bytes_to_use: 898012569600\n+  cpu_bytes_to_use: 1000000000000\n"
+    )
     r = _run(FileChange(RECIPE, "modified", base=base, head=head, patch=patch))
     (f,) = r.findings
-    assert f.message == "`cpu_bytes_to_use: 1000000000000` is 1,000,000,000,000 B, but the comment above it works out `898 GB`"
+    assert (
+        f.message
+        == "`cpu_bytes_to_use: 1000000000000` is 1,000,000,000,000 B, but the comment above it works out `898 GB`"
+    )
 
 
 def test_untouched_comment_and_value_are_not_reviewed():

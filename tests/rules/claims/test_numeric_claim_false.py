@@ -13,14 +13,31 @@ def _run(*files, context=None):
 
 
 CASES = [
-    ("false product in an added recipe", RECIPE,
-     "model:\n  # 8 ranks x 120 GB = 920 GB\n  cpu_bytes_to_use: 960000000000\n", [(2, "960 GB")]),
+    (
+        "false product in an added recipe",
+        RECIPE,
+        "model:\n  # 8 ranks x 120 GB = 920 GB\n  cpu_bytes_to_use: 960000000000\n",
+        [(2, "960 GB")],
+    ),
     ("true product", RECIPE, "model:\n  # 8 ranks x 120 GB = 960 GB\n  x: 1\n", []),
-    ("rounded result at written precision", RECIPE,
-     "# 2700 blocks x 41,574,656 B = 112,251,571,200 B per rank, 898 GB across the 8 ranks\nx: 1\n", []),
-    ("false across total", RECIPE,
-     "# 2700 blocks x 41,574,656 B = 112,251,571,200 B per rank, 900 GB across the 8 ranks\nx: 1\n", [(1, "898 GB")]),
-    ("claim wrapped over two comment lines", RECIPE, "# the pool is 8 x 4 GB\n# = 30 GB in total\nx: 1\n", [(2, "32 GB")]),
+    (
+        "rounded result at written precision",
+        RECIPE,
+        "# 2700 blocks x 41,574,656 B = 112,251,571,200 B per rank, 898 GB across the 8 ranks\nx: 1\n",
+        [],
+    ),
+    (
+        "false across total",
+        RECIPE,
+        "# 2700 blocks x 41,574,656 B = 112,251,571,200 B per rank, 900 GB across the 8 ranks\nx: 1\n",
+        [(1, "898 GB")],
+    ),
+    (
+        "claim wrapped over two comment lines",
+        RECIPE,
+        "# the pool is 8 x 4 GB\n# = 30 GB in total\nx: 1\n",
+        [(2, "32 GB")],
+    ),
     ("trailing comment", RECIPE, "x: 1  # 3 x 3 = 10\n", [(1, "9")]),
     ("shell comment", SCRIPT, "#!/bin/bash\n# 4 x 8 = 30 ranks\nrun\n", [(2, "32")]),
     ("prose that is not arithmetic", RECIPE, "# v0.20.1, PR #1574, conc 4-48, TP8 x DCP8, 8k/1k\nx: 1\n", []),

@@ -22,13 +22,31 @@ CASES = [
     ("heads the file", RECIPE, HEAD3 + "name: x\n", [(1, "the file")]),
     ("heads the file after ---", RECIPE, "---\n" + HEAD3 + "name: x\n", [(2, "the file")]),
     ("heads a top-level key", RECIPE, "name: x\n" + HEAD3 + "model:\n  a: 1\n", [(2, "top-level key `model`")]),
-    ("blank line between block and key", RECIPE, "name: x\n" + HEAD3 + "\nmodel:\n  a: 1\n", [(2, "top-level key `model`")]),
-    ("heads the first override", RECIPE,
-     "base:\n  a: 1\n  # overrides set max-num-seqs = CONC\n  # capture lists come from batch sizes\n"
-     "  # the golden AL replaces the measured one\n  override_c64:\n    a: 2\n", [(3, "the overrides (`override_c64`)")]),
-    ("heads a zip override at top level", RECIPE,
-     "base:\n  a: 1\n" + HEAD3 + "zip_override_x:\n  a: [1, 2]\n", [(3, "the overrides (`zip_override_x`)")]),
-    ("master config key", MASTER, "a-key:\n  image: x\n\n" + HEAD3 + "b-key:\n  image: y\n", [(4, "top-level key `b-key`")]),
+    (
+        "blank line between block and key",
+        RECIPE,
+        "name: x\n" + HEAD3 + "\nmodel:\n  a: 1\n",
+        [(2, "top-level key `model`")],
+    ),
+    (
+        "heads the first override",
+        RECIPE,
+        "base:\n  a: 1\n  # overrides set max-num-seqs = CONC\n  # capture lists come from batch sizes\n"
+        "  # the golden AL replaces the measured one\n  override_c64:\n    a: 2\n",
+        [(3, "the overrides (`override_c64`)")],
+    ),
+    (
+        "heads a zip override at top level",
+        RECIPE,
+        "base:\n  a: 1\n" + HEAD3 + "zip_override_x:\n  a: [1, 2]\n",
+        [(3, "the overrides (`zip_override_x`)")],
+    ),
+    (
+        "master config key",
+        MASTER,
+        "a-key:\n  image: x\n\n" + HEAD3 + "b-key:\n  image: y\n",
+        [(4, "top-level key `b-key`")],
+    ),
     ("two-line note above a value is fine", RECIPE, "model:\n  # short note\n  # second line\n  a: 1\n", []),
     ("two lines of text plus separators", RECIPE, "#\n# one\n#\n# two\n#\nname: x\n", []),
     ("nested block above a specific value", RECIPE, "model:\n  # one\n  # two\n  # three\n  a: 1\n", []),
@@ -87,7 +105,9 @@ NEW_RECIPE = FileChange(RECIPE, "added", head=(HEAD3 + "name: x\n").encode())
 
 def test_the_finding_quotes_the_convention_it_enforces():
     (f,) = run(CS(NEW_RECIPE), rules=[rule]).findings
-    assert any(e.startswith('the convention: AGENTS.md:5 at the base: "- Do not add header comments') for e in f.evidence)
+    assert any(
+        e.startswith('the convention: AGENTS.md:5 at the base: "- Do not add header comments') for e in f.evidence
+    )
 
 
 @pytest.mark.parametrize("guidance,fires", [

@@ -121,17 +121,36 @@ def _changes(ctx):
     return [(c.key, c.status, c.path, c.line) for c in changed_keys(ctx)]
 
 
-@pytest.mark.parametrize("head_rows, expected", [
-    (ROWS, []),
-    ((ROWS[0], row("dsv4-fp4-b300-vllm", tp=4), ROWS[2]), [("dsv4-fp4-b300-vllm", "changed", NV, 16)]),
-    ((*ROWS, row("dsv4-fp4-gb200-vllm")), [("dsv4-fp4-gb200-vllm", "added", NV, 46)]),
-    ((ROWS[0], ROWS[2]), [("dsv4-fp4-b300-vllm", "removed", NV, 16)]),
-    ((ROWS[0], ROWS[1].replace("  model: org/model\n", "  model: org/model   # why\n"), ROWS[2]), []),
-    ((ROWS[0], ROWS[1].replace("  runner: b200\n  precision: fp4\n", "  precision: fp4\n  runner: b200\n"), ROWS[2]), []),
-    ((ROWS[2], ROWS[0], ROWS[1]), []),
-    ((ROWS[0], ROWS[1].replace("tp: 8", "tp: [8"), ROWS[2]), [("dsv4-fp4-b300-vllm", "changed", NV, 16)]),
-], ids=["identical", "value changed", "key added", "key removed", "comment only", "fields reordered",
-        "keys reordered", "block made invalid"])
+@pytest.mark.parametrize(
+    "head_rows, expected",
+    [
+        (ROWS, []),
+        ((ROWS[0], row("dsv4-fp4-b300-vllm", tp=4), ROWS[2]), [("dsv4-fp4-b300-vllm", "changed", NV, 16)]),
+        ((*ROWS, row("dsv4-fp4-gb200-vllm")), [("dsv4-fp4-gb200-vllm", "added", NV, 46)]),
+        ((ROWS[0], ROWS[2]), [("dsv4-fp4-b300-vllm", "removed", NV, 16)]),
+        ((ROWS[0], ROWS[1].replace("  model: org/model\n", "  model: org/model   # why\n"), ROWS[2]), []),
+        (
+            (
+                ROWS[0],
+                ROWS[1].replace("  runner: b200\n  precision: fp4\n", "  precision: fp4\n  runner: b200\n"),
+                ROWS[2],
+            ),
+            [],
+        ),
+        ((ROWS[2], ROWS[0], ROWS[1]), []),
+        ((ROWS[0], ROWS[1].replace("tp: 8", "tp: [8"), ROWS[2]), [("dsv4-fp4-b300-vllm", "changed", NV, 16)]),
+    ],
+    ids=[
+        "identical",
+        "value changed",
+        "key added",
+        "key removed",
+        "comment only",
+        "fields reordered",
+        "keys reordered",
+        "block made invalid",
+    ],
+)
 def test_changed_keys(head_rows, expected):
     assert _changes(change_one(head_rows)) == expected
 
@@ -152,7 +171,10 @@ def test_key_moved_into_an_unchanged_context_file_is_not_removed():
 def test_move_to_deprecated_removes_the_keys():
     dep = "configs/deprecated/nvidia-dsv4-master.yaml"
     ctx = ctx_of(modified(NV, BASE, master(ROWS[2])), FileChange(dep, "added", head=master(ROWS[0], ROWS[1])))
-    assert [(k, s) for k, s, *_ in _changes(ctx)] == [("dsv4-fp4-b200-vllm", "removed"), ("dsv4-fp4-b300-vllm", "removed")]
+    assert [(k, s) for k, s, *_ in _changes(ctx)] == [
+        ("dsv4-fp4-b200-vllm", "removed"),
+        ("dsv4-fp4-b300-vllm", "removed"),
+    ]
 
 
 def test_removed_and_renamed_master_files():
@@ -191,22 +213,63 @@ def test_close_keys():
     assert close_keys("zzz", ["dsv4-fp4-b200-vllm"]) == []
 
 
-@pytest.mark.parametrize("value, refs", [
-    ({"scenarios": {"fixed-seq-len": [{"search-space": [{"prefill": {"additional-settings": [
-        "CONFIG_FILE=recipes/trtllm/b200-fp4/8k1k/a.yaml", "OTHER=1"]}}]}]}},
-     ["recipes/trtllm/b200-fp4/8k1k/a.yaml"]),
-    ({"x": ["CONFIG_FILE=recipes/a.yaml:zip_override_x[1]", "CONFIG_FILE=recipes/a.yaml:zip_override_x[1]"]},
-     ["recipes/a.yaml:zip_override_x[1]"]),
-    ({"srt-recipe-dir": "benchmarks/multi_node/srt-slurm-recipes/dsv4/vllm/",
-      "scenarios": {"agentic-coding": [{"search-space": [{"srt-recipe": "agg-tp8.yaml", "eval-srt-recipe": "eval.yaml"}]}]}},
-     ["benchmarks/multi_node/srt-slurm-recipes/dsv4/vllm/agg-tp8.yaml",
-      "benchmarks/multi_node/srt-slurm-recipes/dsv4/vllm/eval.yaml"]),
-    ({"srt-recipe": ["a.yaml", 3, ""]}, ["a.yaml"]),
-    ({"note": "CONFIG_FILE=recipes/b.yaml"}, ["recipes/b.yaml"]),
-    ({"image": "x:1"}, []),
-    (None, []),
-], ids=["CONFIG_FILE in additional-settings", "variant kept, duplicates dropped", "srt-recipe joined to its dir",
-        "srt-recipe list with junk", "CONFIG_FILE in a plain string field", "no recipe", "no value"])
+@pytest.mark.parametrize(
+    "value, refs",
+    [
+        (
+            {
+                "scenarios": {
+                    "fixed-seq-len": [
+                        {
+                            "search-space": [
+                                {
+                                    "prefill": {
+                                        "additional-settings": [
+                                            "CONFIG_FILE=recipes/trtllm/b200-fp4/8k1k/a.yaml",
+                                            "OTHER=1",
+                                        ]
+                                    }
+                                }
+                            ]
+                        }
+                    ]
+                }
+            },
+            ["recipes/trtllm/b200-fp4/8k1k/a.yaml"],
+        ),
+        (
+            {"x": ["CONFIG_FILE=recipes/a.yaml:zip_override_x[1]", "CONFIG_FILE=recipes/a.yaml:zip_override_x[1]"]},
+            ["recipes/a.yaml:zip_override_x[1]"],
+        ),
+        (
+            {
+                "srt-recipe-dir": "benchmarks/multi_node/srt-slurm-recipes/dsv4/vllm/",
+                "scenarios": {
+                    "agentic-coding": [
+                        {"search-space": [{"srt-recipe": "agg-tp8.yaml", "eval-srt-recipe": "eval.yaml"}]}
+                    ]
+                },
+            },
+            [
+                "benchmarks/multi_node/srt-slurm-recipes/dsv4/vllm/agg-tp8.yaml",
+                "benchmarks/multi_node/srt-slurm-recipes/dsv4/vllm/eval.yaml",
+            ],
+        ),
+        ({"srt-recipe": ["a.yaml", 3, ""]}, ["a.yaml"]),
+        ({"note": "CONFIG_FILE=recipes/b.yaml"}, ["recipes/b.yaml"]),
+        ({"image": "x:1"}, []),
+        (None, []),
+    ],
+    ids=[
+        "CONFIG_FILE in additional-settings",
+        "variant kept, duplicates dropped",
+        "srt-recipe joined to its dir",
+        "srt-recipe list with junk",
+        "CONFIG_FILE in a plain string field",
+        "no recipe",
+        "no value",
+    ],
+)
 def test_recipe_refs(value, refs):
     assert recipe_refs(value) == refs
 

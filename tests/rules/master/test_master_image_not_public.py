@@ -81,4 +81,10 @@ def test_unreadable_master_is_skipped_not_crashed():
 
 
 def test_default_options_are_the_public_registries():
-    assert EngineConfig().options_for(rule).public_registries == ("docker.io", "nvcr.io", "ghcr.io", "quay.io", "public.ecr.aws")
+    assert EngineConfig().options_for(rule).public_registries == (
+        "docker.io",
+        "nvcr.io",
+        "ghcr.io",
+        "quay.io",
+        "public.ecr.aws",
+    )

@@ -41,6 +41,10 @@ def test_missing_or_wrong_type_prefix_is_skipped(prefix):
 
 def test_only_changed_keys_are_checked():
     bad = row("dsv4-fp4-b300-vllm", prefix="dsr1")
-    r = run(change_one((ROWS[0], bad, ROWS[2]), base=b"".join(x.encode() + b"\n" for x in (ROWS[0], bad, ROWS[2]))).changeset,
-            rules=[rule])
+    r = run(
+        change_one(
+            (ROWS[0], bad, ROWS[2]), base=b"".join(x.encode() + b"\n" for x in (ROWS[0], bad, ROWS[2]))
+        ).changeset,
+        rules=[rule],
+    )
     assert r.findings == [] and r.checks == []

@@ -14,7 +14,9 @@ def test_overlapping_rows_of_one_topology_are_a_nit():
     dup = ROW + "      - { tp: 8, ep: 1, conc-list: [32, 64, 128] }\n"
     [f] = _run(dup).findings
     assert (f.code, f.blocking) == ("RR106", False)
-    assert "`fixed-seq-len[0].search-space[1]` repeats the topology of row `fixed-seq-len[0].search-space[0]`" in f.message
+    assert (
+        "`fixed-seq-len[0].search-space[1]` repeats the topology of row `fixed-seq-len[0].search-space[0]`" in f.message
+    )
     assert "concurrencies 32, 64 run twice" in f.message  # ep: 1 is the default: same topology
     assert f.line == ROWS[0].count("\n") + 1 + dup.count("\n")  # the repeated row, after one blank line
 
@@ -35,9 +37,11 @@ def test_a_row_repeating_two_earlier_rows_names_both_in_one_finding():
     three = (ROW + "      - { tp: 8, conc-list: [512] }\n"
              "      - { tp: 8, conc-list: [64, 512] }\n")
     [f] = _run(three).findings
-    assert ("row `fixed-seq-len[0].search-space[2]` repeats the topology of row `fixed-seq-len[0].search-space[0]` "
-            "(concurrency 64) and row `fixed-seq-len[0].search-space[1]` (concurrency 512), so 2 concurrencies run twice"
-            in f.message)
+    assert (
+        "row `fixed-seq-len[0].search-space[2]` repeats the topology of row `fixed-seq-len[0].search-space[0]` "
+        "(concurrency 64) and row `fixed-seq-len[0].search-space[1]` (concurrency 512), so 2 concurrencies run twice"
+        in f.message
+    )
 
 
 # --- Precision (issue 21) -----------------------------------------------------------------------

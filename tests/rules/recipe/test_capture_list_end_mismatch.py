@@ -7,12 +7,30 @@ FP = "FULL_AND_PIECEWISE"
 CASES = [
     # id, compilation-config, mbt, mns, k, expected message fragment (None = passes)
     ("cap = list end = budget", cc(ladder(5, 120), FP, 8192), 8192, 24, 4, None),
-    ("cap differs from list end: vLLM refuses", cc(ladder(5, 120), FP, 4096), 8192, 24, 4,
-     "max_cudagraph_capture_size is `4096`"),
-    ("cap = list end above the budget: the kept end is lower, vLLM refuses",
-     cc(ladder(5, 120, (256, 4096, 8704)), FP, 8704), 8192, 24, 4, "the largest listed size vLLM keeps"),
-    ("cap = the kept end while a larger size is dropped: starts", cc(ladder(5, 120, (4096, 16384)), FP, 4096), 8192, 24, 4,
-     None),
+    (
+        "cap differs from list end: vLLM refuses",
+        cc(ladder(5, 120), FP, 4096),
+        8192,
+        24,
+        4,
+        "max_cudagraph_capture_size is `4096`",
+    ),
+    (
+        "cap = list end above the budget: the kept end is lower, vLLM refuses",
+        cc(ladder(5, 120, (256, 4096, 8704)), FP, 8704),
+        8192,
+        24,
+        4,
+        "the largest listed size vLLM keeps",
+    ),
+    (
+        "cap = the kept end while a larger size is dropped: starts",
+        cc(ladder(5, 120, (4096, 16384)), FP, 4096),
+        8192,
+        24,
+        4,
+        None,
+    ),
     # The false class of issue 21: the budget caps a step, so a list that ends below it is normal.
     ("piecewise list stops below budget", cc(ladder(5, 120, (256, 4096)), FP), 8192, 24, 4, None),
     ("piecewise list and cap stop below budget", cc(ladder(5, 120, (256, 4096)), FP, 4096), 8192, 24, 4, None),
@@ -46,7 +64,10 @@ def test_budget_edit_that_drops_the_cap_goes_to_the_budget_line():
     assert codes(r) == [("RR202", line_of(new, "max-num-batched-tokens"))]
     assert "keeps under max-num-batched-tokens 4,096 is `4096`" in r.findings[0].message
     # A larger budget is not a problem: the list ends below it.
-    assert review(old.replace("max-num-batched-tokens: 8192", "max-num-batched-tokens: 16384"), [rule], base=old).findings == []
+    assert (
+        review(old.replace("max-num-batched-tokens: 8192", "max-num-batched-tokens: 16384"), [rule], base=old).findings
+        == []
+    )
 
 
 def test_cap_arg_outside_json():

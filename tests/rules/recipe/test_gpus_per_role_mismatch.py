@@ -6,9 +6,21 @@ from tests.rules.recipe_helpers import SCHEMA2, SCHEMA2_PATH, codes, line_of, re
 CASES = [
     # id, engine, role args, declared gpus, expected fragment (None passes)
     ("vllm TP4 x DP4 = 16", "vllm", {"tensor-parallel-size": 4, "data-parallel-size": 4}, 16, None),
-    ("vllm TP4 x DP4 on 8", "vllm", {"tensor-parallel-size": 4, "data-parallel-size": 4}, 8, "gives tensor-parallel-size 4"),
+    (
+        "vllm TP4 x DP4 on 8",
+        "vllm",
+        {"tensor-parallel-size": 4, "data-parallel-size": 4},
+        8,
+        "gives tensor-parallel-size 4",
+    ),
     ("vllm pipeline counts", "vllm", {"tensor-parallel-size": 8, "pipeline-parallel-size": 2}, 16, None),
-    ("vllm decode-context parallel reuses TP", "vllm", {"tensor-parallel-size": 8, "decode-context-parallel-size": 8}, 8, None),
+    (
+        "vllm decode-context parallel reuses TP",
+        "vllm",
+        {"tensor-parallel-size": 8, "decode-context-parallel-size": 8},
+        8,
+        None,
+    ),
     ("sglang dp-attention stays inside TP", "sglang", {"tensor-parallel-size": 8, "data-parallel-size": 8}, 8, None),
     ("sglang tp-size alias", "sglang", {"tp-size": 4}, 8, "tp-size 4"),
     ("trtllm tp x pp", "trtllm", {"tensor_parallel_size": 4, "pipeline_parallel_size": 2}, 8, None),

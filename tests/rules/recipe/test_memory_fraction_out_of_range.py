@@ -25,7 +25,9 @@ def test_fraction(engine, key, value, expect):
 
 
 def test_trtllm_nested_fraction():
-    text = srt_recipe({"gen": {}, "decode": {"tensor_parallel_size": 4, "kv_cache_config": {"free_gpu_memory_fraction": 1.2}}},
-                      engine="trtllm")
+    text = srt_recipe(
+        {"gen": {}, "decode": {"tensor_parallel_size": 4, "kv_cache_config": {"free_gpu_memory_fraction": 1.2}}},
+        engine="trtllm",
+    )
     r = review(text, [rule])
     assert codes(r) == [("RR208", line_of(text, "free_gpu_memory_fraction"))]

@@ -42,10 +42,21 @@ CASES = [
     ("both agree", recipe(OLD), master(), []),
     ("alias container is not an image", recipe("dynamo-sglang"), master(), []),
     ("enroot host#path spelling", recipe("nvcr.io/nvidia/trt:1.3"), master("nvcr.io#nvidia/trt:1.3"), []),
-    ("recipe referenced with a variant", recipe(NEW), master(ref=f"recipes/{RECIPE_REF}:zip_override_x[1]"), [(RECIPE, 4)]),
-    ("newer srt-recipe reference", recipe(NEW),
-     master().replace(b'additional-settings:\n          - "CONFIG_FILE=recipes/' + RECIPE_REF.encode() + b'"',
-                      b"srt-recipe: " + RECIPE_REF.encode()), [(RECIPE, 4)]),
+    (
+        "recipe referenced with a variant",
+        recipe(NEW),
+        master(ref=f"recipes/{RECIPE_REF}:zip_override_x[1]"),
+        [(RECIPE, 4)],
+    ),
+    (
+        "newer srt-recipe reference",
+        recipe(NEW),
+        master().replace(
+            b'additional-settings:\n          - "CONFIG_FILE=recipes/' + RECIPE_REF.encode() + b'"',
+            b"srt-recipe: " + RECIPE_REF.encode(),
+        ),
+        [(RECIPE, 4)],
+    ),
     ("no master key references the recipe", recipe(NEW), master(ref="recipes/other.yaml"), []),
 ]
 

@@ -13,6 +13,8 @@ def test_direct_call_is_a_nit():
 
 
 def test_the_helper_and_multi_node_scripts_are_fine():
-    assert run(repo({script_path("a.sh"): "#!/bin/bash\nrun_benchmark_serving --model m\n"}), rules=[rule]).findings == []
+    assert (
+        run(repo({script_path("a.sh"): "#!/bin/bash\nrun_benchmark_serving --model m\n"}), rules=[rule]).findings == []
+    )
     text = "#!/bin/bash\npython3 benchmark_serving.py --model m\n"
     assert run(repo({"benchmarks/multi_node/a.sh": text}), rules=[rule]).findings == []

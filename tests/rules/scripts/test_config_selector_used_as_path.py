@@ -66,7 +66,9 @@ def test_a_launcher_edit_is_reported_on_the_launch_and_stripping_passes():
 
 def test_without_a_selector_or_outside_the_change_nothing_is_reported():
     plain = master(disagg_key("recipes/b200-fp4/glm5-8k1k.yaml"))
-    assert run(repo({CFG: ("modified", plain + "\n", plain)}, extra={LAUNCHER: launcher()}), rules=[rule]).findings == []
+    assert (
+        run(repo({CFG: ("modified", plain + "\n", plain)}, extra={LAUNCHER: launcher()}), rules=[rule]).findings == []
+    )
     sel = master(disagg_key(SEL))
     # the selector was already there and the launcher is untouched: not this PR's change
     assert run(repo({CFG: ("modified", sel + "\n", sel)}, extra={LAUNCHER: launcher()}), rules=[rule]).findings == []

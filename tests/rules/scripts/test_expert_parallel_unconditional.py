@@ -13,22 +13,51 @@ def lines(*rows: str) -> str:
 
 CASES = [
     ("hard-coded in the serve command", lines("vllm serve m \\", "  --tp 8 \\", "  --enable-expert-parallel"), [4]),
-    ("inside an EP_SIZE if", lines('if [ "$EP_SIZE" -gt 1 ]; then', '  EP="--enable-expert-parallel"', "fi",
-                                   "vllm serve m $EP"), []),
-    ("then on its own line", lines('if [[ "${EP_SIZE:-1}" -gt 1 ]]', "then", '  EP="--enable-expert-parallel"', "fi"), []),
+    (
+        "inside an EP_SIZE if",
+        lines('if [ "$EP_SIZE" -gt 1 ]; then', '  EP="--enable-expert-parallel"', "fi", "vllm serve m $EP"),
+        [],
+    ),
+    (
+        "then on its own line",
+        lines('if [[ "${EP_SIZE:-1}" -gt 1 ]]', "then", '  EP="--enable-expert-parallel"', "fi"),
+        [],
+    ),
     # Under any branch the flag is conditional: which points reach the branch is RR216's business.
-    ("else branch of another if", lines('if [ "$TP" -gt 1 ]; then', "  X=1", "else",
-                                        '  EP="--enable-expert-parallel"', "fi"), []),
-    ("DP-attention branch before the EP one", lines('if [ "$DP_ATTENTION" = "true" ]; then',
-                                                    '  PAR="--data-parallel-size $TP --enable-expert-parallel"',
-                                                    'elif [ "$EP_SIZE" -gt 1 ]; then',
-                                                    '  PAR="--tensor-parallel-size $TP --enable-expert-parallel"',
-                                                    "fi", "vllm serve m $PAR"), []),
-    ("per-recipe switch", lines('if [ "$PREFILL_ENABLE_EP" = "true" ]; then', '  A="--enable-expert-parallel"', "fi"), []),
+    (
+        "else branch of another if",
+        lines('if [ "$TP" -gt 1 ]; then', "  X=1", "else", '  EP="--enable-expert-parallel"', "fi"),
+        [],
+    ),
+    (
+        "DP-attention branch before the EP one",
+        lines(
+            'if [ "$DP_ATTENTION" = "true" ]; then',
+            '  PAR="--data-parallel-size $TP --enable-expert-parallel"',
+            'elif [ "$EP_SIZE" -gt 1 ]; then',
+            '  PAR="--tensor-parallel-size $TP --enable-expert-parallel"',
+            "fi",
+            "vllm serve m $PAR",
+        ),
+        [],
+    ),
+    (
+        "per-recipe switch",
+        lines('if [ "$PREFILL_ENABLE_EP" = "true" ]; then', '  A="--enable-expert-parallel"', "fi"),
+        [],
+    ),
     ("and-list on one line", lines('[ "$EP_SIZE" -gt 1 ] && EP="--enable-expert-parallel"'), []),
-    ("derived variable", lines("EP=${EP_SIZE:-1}", 'if (( EP > 1 )); then', '  ARGS="--enable-expert-parallel"', "fi"), []),
-    ("case on EP_SIZE", lines('case "$EP_SIZE" in', '  1) ;;', '  *) EP="--enable-expert-parallel" ;;', "esac"), []),
-    ("after the if closed", lines('if [ "$EP_SIZE" -gt 1 ]; then', "  X=1", "fi", "vllm serve m --enable-expert-parallel"), [5]),
+    (
+        "derived variable",
+        lines("EP=${EP_SIZE:-1}", "if (( EP > 1 )); then", '  ARGS="--enable-expert-parallel"', "fi"),
+        [],
+    ),
+    ("case on EP_SIZE", lines('case "$EP_SIZE" in', "  1) ;;", '  *) EP="--enable-expert-parallel" ;;', "esac"), []),
+    (
+        "after the if closed",
+        lines('if [ "$EP_SIZE" -gt 1 ]; then', "  X=1", "fi", "vllm serve m --enable-expert-parallel"),
+        [5],
+    ),
     ("only in a comment", lines("# pass --enable-expert-parallel when EP_SIZE > 1", "vllm serve m"), []),
     ("similar flag", lines("vllm serve m --enable-expert-parallel-lb"), []),
 ]
@@ -42,8 +71,10 @@ def test_added_scripts(name, text, expected):
 
 
 def test_message():
-    r = run(ChangeSet(files=(FileChange(SCRIPT, "added", head=lines("vllm serve m --enable-expert-parallel").encode()),)),
-            rules=[rule])
+    r = run(
+        ChangeSet(files=(FileChange(SCRIPT, "added", head=lines("vllm serve m --enable-expert-parallel").encode()),)),
+        rules=[rule],
+    )
     (f,) = r.findings
     assert f.message == "`--enable-expert-parallel` is passed unconditionally; it should depend on `EP_SIZE`"
 

@@ -53,8 +53,10 @@ def test_an_input_a_changed_launcher_never_sets_is_blamed_on_that_launcher():
               extra={CFG: master(key("glm5-fp8-b200-sglang"))})
     (f,) = run(cs, rules=[rule]).findings
     assert f.path == "runners/launch_b200-nb.sh" and launcher.split("\n")[f.line - 1].startswith("srun ")
-    assert f.message.startswith("`runners/launch_b200-nb.sh` runs `benchmarks/single_node/fixed_seq_len/glm5_fp8_b200.sh` "
-                                "without setting `NUM_PROMPTS`, so `--num-prompts` at ")
+    assert f.message.startswith(
+        "`runners/launch_b200-nb.sh` runs `benchmarks/single_node/fixed_seq_len/glm5_fp8_b200.sh` "
+        "without setting `NUM_PROMPTS`, so `--num-prompts` at "
+    )
     # the launcher untouched by the PR: the script's line, as before
     (g,) = run(_cs(text), rules=[rule]).findings
     assert g.path == P and g.message.startswith("`--num-prompts` is given an empty value")

@@ -8,15 +8,33 @@ from tests.rules.scripts_helpers import repo
 P = "benchmarks/multi_node/x/wait_server.sh"
 
 
-@pytest.mark.parametrize("loop,hits", [
-    ('until curl -s -o /dev/null http://localhost:$PORT/health; do sleep 5; done', 1),
-    ('while true; do\n  code=$(curl -s -o /dev/null -w "%{http_code}" "http://h:8000/v1/models")\n  sleep 1\ndone', 1),
-    ('until curl -sf http://localhost:$PORT/health; do sleep 5; done', 0),
-    ('until curl --fail -s http://localhost:$PORT/health; do sleep 5; done', 0),
-    ('curl -s http://localhost:$PORT/health', 0),
-    ('until curl -s http://localhost:$PORT/metrics; do sleep 5; done', 0),
-    ('until [[ "$(curl -s -o /dev/null -w \'%{http_code}\' http://h:8000/health)" == "200" ]]; do sleep 5; done', 0),
-], ids=["until without fail", "status code in while", "-sf", "--fail", "not in a loop", "not a health URL", "status code compared with 200"])
+@pytest.mark.parametrize(
+    "loop,hits",
+    [
+        ("until curl -s -o /dev/null http://localhost:$PORT/health; do sleep 5; done", 1),
+        (
+            'while true; do\n  code=$(curl -s -o /dev/null -w "%{http_code}" "http://h:8000/v1/models")\n  sleep 1\ndone',
+            1,
+        ),
+        ("until curl -sf http://localhost:$PORT/health; do sleep 5; done", 0),
+        ("until curl --fail -s http://localhost:$PORT/health; do sleep 5; done", 0),
+        ("curl -s http://localhost:$PORT/health", 0),
+        ("until curl -s http://localhost:$PORT/metrics; do sleep 5; done", 0),
+        (
+            'until [[ "$(curl -s -o /dev/null -w \'%{http_code}\' http://h:8000/health)" == "200" ]]; do sleep 5; done',
+            0,
+        ),
+    ],
+    ids=[
+        "until without fail",
+        "status code in while",
+        "-sf",
+        "--fail",
+        "not in a loop",
+        "not a health URL",
+        "status code compared with 200",
+    ],
+)
 def test_loops(loop, hits):
     r = run(repo({P: "#!/bin/bash\n" + loop + "\n"}), rules=[rule])
     assert len(r.findings) == hits and all(not f.blocking for f in r.findings)

@@ -32,12 +32,15 @@ def test_computation_changing_overrides_block(line, key):
     assert f.code == "RR432" and f.blocking and f"`{key}`" in f.message and f.line == 2
 
 
-@pytest.mark.parametrize("line", [
-    """vllm serve m --hf-overrides '{"max_position_embeddings": 262144, "rope_scaling": {"type": "yarn", "factor": 2}}'""",
-    """vllm serve m --override-generation-config '{"temperature": 0.6, "top_p": 0.95}'""",
-    "vllm serve m --max-model-len 8192",
-    "# --hf-overrides '{\"num_hidden_layers\": 2}' was tried and dropped",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        """vllm serve m --hf-overrides '{"max_position_embeddings": 262144, "rope_scaling": {"type": "yarn", "factor": 2}}'""",
+        """vllm serve m --override-generation-config '{"temperature": 0.6, "top_p": 0.95}'""",
+        "vllm serve m --max-model-len 8192",
+        "# --hf-overrides '{\"num_hidden_layers\": 2}' was tried and dropped",
+    ],
+)
 def test_harmless_or_absent_overrides_pass(line):
     assert review(f"#!/usr/bin/env bash\n{line}\n").findings == []
 

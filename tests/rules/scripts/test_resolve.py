@@ -71,8 +71,12 @@ def test_needed_paths_name_exactly_what_the_rules_read():
     sib = script_path("glm5_fp4_b200.sh")
     cs = repo({p: sglang_script()}, extra={CFG: master(key("glm5-fp8-b200-sglang")), sib: sglang_script()})
     # As the App sees it before the second read: listing and launchers, no script contents.
-    bare = cs.__class__(files=cs.files, context={k: v for k, v in cs.context.items() if not k.startswith("benchmarks/")},
-                        tree=cs.tree, listed=cs.listed)
+    bare = cs.__class__(
+        files=cs.files,
+        context={k: v for k, v in cs.context.items() if not k.startswith("benchmarks/")},
+        tree=cs.tree,
+        listed=cs.listed,
+    )
     assert needed_paths(ctx_of(bare)) == {"benchmarks/benchmark_lib.sh", sib}
     assert needed_paths(ctx_of(cs)) == set()
 

@@ -12,7 +12,10 @@ def test_atom_key_on_a_launcher_without_framework_suffix():
               extra={script_path("dsr1_fp8_mi355x.sh"): sglang_script()})
     (f,) = run(cs, rules=[rule]).findings
     assert (f.path, f.line, f.blocking) == (CFG, 1, True)
-    assert f.message == "key `dsr1-fp8-mi355x-atom` (framework `atom`) runs `dsr1_fp8_mi355x.sh`, which starts sglang, not atom"
+    assert (
+        f.message
+        == "key `dsr1-fp8-mi355x-atom` (framework `atom`) runs `dsr1_fp8_mi355x.sh`, which starts sglang, not atom"
+    )
 
 
 def test_matching_engine_and_other_frameworks_pass():

@@ -49,5 +49,7 @@ def test_the_key_named_is_one_that_serves_the_scripts_engine():
     assert "key `dsr1-fp8-mi355x-sglang-mtp`" in f.message
     # control: only a vllm key is meant for it by name, and the script serves SGLang: nothing shows it is lost
     only_vllm = master(key("dsr1-fp8-mi355x-vllm-mtp", model="dsr1", runner="mi355x", framework="vllm", spec="mtp"))
-    cs = repo({new: sglang_script(mtp=True)}, extra={script_path("dsr1_fp8_mi355x.sh"): sglang_script(), CFG: only_vllm})
+    cs = repo(
+        {new: sglang_script(mtp=True)}, extra={script_path("dsr1_fp8_mi355x.sh"): sglang_script(), CFG: only_vllm}
+    )
     assert run(cs, rules=[rule]).findings == []

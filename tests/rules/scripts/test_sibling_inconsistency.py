@@ -132,7 +132,9 @@ def test_what_siblings_set_only_under_a_condition_or_only_in_their_shell_is_not_
     sibs = {k: sglang_script(env="export SGLANG_X=1\n" + branch, extra_flags="$MOE") for k in SIBS}
     assert run(repo({NEW: sglang_script(env="export SGLANG_X=1")}, extra=sibs), rules=[rule]).findings == []
     # control: set on every path and exported, they count
-    always = {k: sglang_script(env="export SGLANG_X=1\nexport CUDA_X_LOCAL=1", extra_flags="--mega-moe 1") for k in SIBS}
+    always = {
+        k: sglang_script(env="export SGLANG_X=1\nexport CUDA_X_LOCAL=1", extra_flags="--mega-moe 1") for k in SIBS
+    }
     (f,) = run(repo({NEW: sglang_script(env="export SGLANG_X=1")}, extra=always), rules=[rule]).findings
     assert f.message == ("script lacks what nearly all of its 4 siblings set: variable `CUDA_X_LOCAL` (4/4), "
                          "flag `--mega-moe` (4/4)")

@@ -8,15 +8,22 @@ P = script_path("dsv4_fp4_b200.sh")
 
 
 def test_resolved_non_mtp_point_with_eagle_flags():
-    cs = repo({P: sglang_script(mtp=True)}, extra={CFG: master(key("dsv4-fp4-b200-sglang", model="dsv4", precision="fp4"))})
+    cs = repo(
+        {P: sglang_script(mtp=True)}, extra={CFG: master(key("dsv4-fp4-b200-sglang", model="dsv4", precision="fp4"))}
+    )
     (f,) = run(cs, rules=[rule]).findings
     assert (f.path, f.line, f.blocking) == (P, 6, True)
-    assert f.message == "`--speculative-algorithm` is passed to key `dsv4-fp4-b200-sglang`, which asks for no speculative decoding"
+    assert (
+        f.message
+        == "`--speculative-algorithm` is passed to key `dsv4-fp4-b200-sglang`, which asks for no speculative decoding"
+    )
 
 
 def test_flags_under_a_spec_decoding_branch_are_not_passed():
-    text = sglang_script(env='SPEC=""\nif [[ "$SPEC_DECODING" == "mtp" ]]; then SPEC="--speculative-algorithm EAGLE"; fi',
-                         extra_flags="$SPEC")
+    text = sglang_script(
+        env='SPEC=""\nif [[ "$SPEC_DECODING" == "mtp" ]]; then SPEC="--speculative-algorithm EAGLE"; fi',
+        extra_flags="$SPEC",
+    )
     cs = repo({P: text}, extra={CFG: master(key("dsv4-fp4-b200-sglang", model="dsv4", precision="fp4"))})
     r = run(cs, rules=[rule])
     assert r.findings == [] and any(c.status == "passed" and "no speculative flags" in c.detail for c in r.checks)

@@ -40,7 +40,9 @@ def test_reads_the_shell_does_count(use):
 def test_a_child_script_in_the_repository_counts_by_its_own_reads():
     child = script_path("x_child.sh")
     text = '#!/bin/bash\ncheck_env_vars MODEL SPEC_DECODING\nbash "$(dirname "$0")/x_child.sh"\n'
-    assert run(repo({P: text}, extra={child: '#!/bin/bash\necho "$MODEL $SPEC_DECODING"\n'}), rules=[rule]).findings == []
+    assert (
+        run(repo({P: text}, extra={child: '#!/bin/bash\necho "$MODEL $SPEC_DECODING"\n'}), rules=[rule]).findings == []
+    )
     # control: a child that reads only MODEL leaves SPEC_DECODING unused
     (f,) = run(repo({P: text}, extra={child: '#!/bin/bash\necho "$MODEL"\n'}), rules=[rule]).findings
     assert f.message == "`check_env_vars` requires `SPEC_DECODING`, but the script never reads it"

@@ -62,4 +62,5 @@ def test_only_assignments_the_pr_touches_or_whose_reads_it_removed():
     (f,) = _findings({P: ("modified", new, old)}, raw=True)  # the PR removed the read on the launch line
     assert f.line == 8
     both = _script("--cuda-graph-max-bs $CONC")
-    assert _findings({P: ("modified", both + "echo done\n", both)}, raw=True) == []  # dead before the PR, lines untouched
+    # dead before the PR, lines untouched
+    assert _findings({P: ("modified", both + "echo done\n", both)}, raw=True) == []

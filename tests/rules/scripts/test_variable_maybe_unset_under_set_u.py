@@ -19,7 +19,9 @@ def test_misspelling_is_a_nit():
     text = ('#!/bin/bash\nset -u\necho "$LATER"\nLATER=1\nSERVER_LOG=/tmp/s.log\necho "$SERVER_LGO"\n'
             'echo "$MODEL $HOME ${MAYBE:-x} $SLURM_X"\n')
     (f,) = run(repo({P: text}), rules=[rule]).findings  # `$LATER` is proven: variable-unset-under-set-u
-    assert f.message == "`$SERVER_LGO` is read under `set -u` with no default: nothing sets it; did you mean `SERVER_LOG`?"
+    assert (
+        f.message == "`$SERVER_LGO` is read under `set -u` with no default: nothing sets it; did you mean `SERVER_LOG`?"
+    )
 
 
 def test_a_guard_or_a_mapfile_sets_it():

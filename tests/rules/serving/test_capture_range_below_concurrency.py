@@ -6,24 +6,75 @@ from tests.rules.recipe_helpers import MN_PATH, codes, line_of, review, srt
 FIXED = {"type": "sa-bench", "isl": 1024, "osl": 1024}
 
 CASES = [
-    ("SGLang graph cap below the per-rank batch", "sglang",
-     {"tp-size": 8, "max-running-requests": 512, "cuda-graph-max-bs": 128}, "64x256", "one rank runs 256 requests"),
-    ("SGLang DP attention splits the batch over ranks: 2,048 / 16 = 128", "sglang",
-     {"tp-size": 16, "dp-size": 16, "enable-dp-attention": True, "max-running-requests": 2048, "cuda-graph-max-bs": 128},
-     "4096", None),
-    ("admission caps the batch: 256 admitted of 4,096", "sglang",
-     {"tp-size": 8, "max-running-requests": 256, "cuda-graph-max-bs": 256}, "4096", None),
-    ("vLLM counts tokens: 128 per rank × (3 + 1) = 512 > 256", "vllm",
-     {"tensor-parallel-size": 8, "max-num-seqs": 128, "max-cudagraph-capture-size": 256,
-      "speculative-config": {"method": "mtp", "num_speculative_tokens": 3}}, "128", "runs 512 tokens"),
-    ("vLLM explicit lists are the capture-list rules'", "vllm",
-     {"tensor-parallel-size": 8, "max-num-seqs": 128,
-      "compilation-config": {"cudagraph_capture_sizes": [1, 2, 4, 8]}}, "128", None),
-    ("vLLM eager runs no graphs", "vllm",
-     {"tensor-parallel-size": 8, "max-num-seqs": 128, "max-cudagraph-capture-size": 8, "enforce-eager": True}, "128", None),
-    ("TensorRT-LLM graph sizes in requests per attention-DP rank", "trtllm",
-     {"tensor_parallel_size": 8, "enable_attention_dp": True, "max_batch_size": 64,
-      "cuda_graph_config": {"max_batch_size": 32}}, "512", "one rank runs 64 requests"),
+    (
+        "SGLang graph cap below the per-rank batch",
+        "sglang",
+        {"tp-size": 8, "max-running-requests": 512, "cuda-graph-max-bs": 128},
+        "64x256",
+        "one rank runs 256 requests",
+    ),
+    (
+        "SGLang DP attention splits the batch over ranks: 2,048 / 16 = 128",
+        "sglang",
+        {
+            "tp-size": 16,
+            "dp-size": 16,
+            "enable-dp-attention": True,
+            "max-running-requests": 2048,
+            "cuda-graph-max-bs": 128,
+        },
+        "4096",
+        None,
+    ),
+    (
+        "admission caps the batch: 256 admitted of 4,096",
+        "sglang",
+        {"tp-size": 8, "max-running-requests": 256, "cuda-graph-max-bs": 256},
+        "4096",
+        None,
+    ),
+    (
+        "vLLM counts tokens: 128 per rank × (3 + 1) = 512 > 256",
+        "vllm",
+        {
+            "tensor-parallel-size": 8,
+            "max-num-seqs": 128,
+            "max-cudagraph-capture-size": 256,
+            "speculative-config": {"method": "mtp", "num_speculative_tokens": 3},
+        },
+        "128",
+        "runs 512 tokens",
+    ),
+    (
+        "vLLM explicit lists are the capture-list rules'",
+        "vllm",
+        {
+            "tensor-parallel-size": 8,
+            "max-num-seqs": 128,
+            "compilation-config": {"cudagraph_capture_sizes": [1, 2, 4, 8]},
+        },
+        "128",
+        None,
+    ),
+    (
+        "vLLM eager runs no graphs",
+        "vllm",
+        {"tensor-parallel-size": 8, "max-num-seqs": 128, "max-cudagraph-capture-size": 8, "enforce-eager": True},
+        "128",
+        None,
+    ),
+    (
+        "TensorRT-LLM graph sizes in requests per attention-DP rank",
+        "trtllm",
+        {
+            "tensor_parallel_size": 8,
+            "enable_attention_dp": True,
+            "max_batch_size": 64,
+            "cuda_graph_config": {"max_batch_size": 32},
+        },
+        "512",
+        "one rank runs 64 requests",
+    ),
 ]
 
 
@@ -46,7 +97,12 @@ def test_finding_sits_on_the_cap_with_a_suggestion():
 
 
 def test_agentic_points_are_not_judged():
-    text = srt("sglang", {"aggregated": {"tp-size": 8, "cuda-graph-max-bs": 64}}, None, {"type": "custom", "env": {"CONC": "96"}})
+    text = srt(
+        "sglang",
+        {"aggregated": {"tp-size": 8, "cuda-graph-max-bs": 64}},
+        None,
+        {"type": "custom", "env": {"CONC": "96"}},
+    )
     assert review(text, [rule], path=MN_PATH).findings == []
 
 

@@ -42,7 +42,9 @@ def test_an_image_bump_that_keeps_the_default_is_already_in_the_base():
     # The PR bumps the image and edits the role (a KV dtype) but leaves the cap and the concurrency.
     base = srt("vllm", {"aggregated": {"tensor-parallel-size": 8}}, None, {**FIXED, "concurrencies": "2048"},
                container="vllm/vllm-openai:v0.19.0")
-    head = base.replace("v0.19.0", "v0.20.1").replace("tensor-parallel-size: 8", "tensor-parallel-size: 8\n      kv-cache-dtype: fp8")
+    head = base.replace("v0.19.0", "v0.20.1").replace(
+        "tensor-parallel-size: 8", "tensor-parallel-size: 8\n      kv-cache-dtype: fp8"
+    )
     r = review(head, [rule], path=MN_PATH, base=base)
     assert r.findings == [] and [f.code for f in r.in_base] == ["RR211"]
 
@@ -60,5 +62,7 @@ def test_sglang_eagle_without_a_cap_admits_48():
     r = review(srt("sglang", {"aggregated": eagle}, None, {**FIXED, "concurrencies": "1024"}), [rule], path=MN_PATH)
     assert [f.code for f in r.findings] == ["RR211"]
     assert "max-running-requests 48" in r.findings[0].message, r.findings[0].message
-    plain = review(srt("sglang", {"aggregated": {"tp-size": 8}}, None, {**FIXED, "concurrencies": "1024"}), [rule], path=MN_PATH)
+    plain = review(
+        srt("sglang", {"aggregated": {"tp-size": 8}}, None, {**FIXED, "concurrencies": "1024"}), [rule], path=MN_PATH
+    )
     assert plain.findings == []  # without speculation SGLang sizes the cap from the KV pool

@@ -32,7 +32,13 @@ CASES = [
 
 @pytest.mark.parametrize("engine,decode,workers,concs,expect", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_cap(engine, decode, workers, concs, expect):
-    prefill = {"tp-size": 4} if engine == "sglang" else {"tensor-parallel-size": 4} if engine == "vllm" else {"tensor_parallel_size": 4}
+    prefill = (
+        {"tp-size": 4}
+        if engine == "sglang"
+        else {"tensor-parallel-size": 4}
+        if engine == "vllm"
+        else {"tensor_parallel_size": 4}
+    )
     text = srt(engine, {"prefill": prefill, "decode": decode}, {"decode_workers": workers},
                {**FIXED, "concurrencies": concs})
     r = review(text, [rule], path=MN_PATH)
@@ -52,7 +58,9 @@ def test_aggregated_point_is_flagged_above_its_cap():
 
 
 def test_the_edited_line_carries_the_finding():
-    base = srt("sglang", {"aggregated": {"tp-size": 8, "max-running-requests": 64}}, None, {**FIXED, "concurrencies": "64"})
+    base = srt(
+        "sglang", {"aggregated": {"tp-size": 8, "max-running-requests": 64}}, None, {**FIXED, "concurrencies": "64"}
+    )
     head = base.replace('concurrencies: "64"', 'concurrencies: "256"')
     r = review(head, [rule], path=MN_PATH, base=base)
     assert codes(r) == [("RR210", line_of(head, "concurrencies"))]
@@ -67,7 +75,9 @@ def test_agentic_sessions_are_not_requests_in_flight():
 
 
 def test_unreadable_cap_is_skipped_naming_it():
-    text = srt("sglang", {"aggregated": {"tp-size": 8, "max-running-requests": "8k"}}, None, {**FIXED, "concurrencies": "64"})
+    text = srt(
+        "sglang", {"aggregated": {"tp-size": 8, "max-running-requests": "8k"}}, None, {**FIXED, "concurrencies": "64"}
+    )
     r = review(text, [rule], path=MN_PATH)
     assert r.findings == [] and any("`max-running-requests` is `8k`" in c.detail for c in r.checks)
 
@@ -90,7 +100,9 @@ def test_option_changes_the_disaggregated_factor():
 
 
 def test_an_edited_cap_carries_the_finding():
-    base = srt("sglang", {"aggregated": {"tp-size": 8, "max-running-requests": 64}}, None, {**FIXED, "concurrencies": "64"})
+    base = srt(
+        "sglang", {"aggregated": {"tp-size": 8, "max-running-requests": 64}}, None, {**FIXED, "concurrencies": "64"}
+    )
     head = base.replace("max-running-requests: 64", "max-running-requests: 32")
     r = review(head, [rule], path=MN_PATH, base=base)
     assert codes(r) == [("RR210", line_of(head, "max-running-requests"))]

@@ -24,7 +24,13 @@ CASES = [
 
 @pytest.mark.parametrize("engine,decode,workers,concs,expect", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_band(engine, decode, workers, concs, expect):
-    prefill = {"tp-size": 4} if engine == "sglang" else {"tensor-parallel-size": 4} if engine == "vllm" else {"tensor_parallel_size": 4}
+    prefill = (
+        {"tp-size": 4}
+        if engine == "sglang"
+        else {"tensor-parallel-size": 4}
+        if engine == "vllm"
+        else {"tensor_parallel_size": 4}
+    )
     text = srt(engine, {"prefill": prefill, "decode": decode}, {"decode_workers": workers},
                {**FIXED, "concurrencies": concs})
     r = review(text, [rule, blocking], path=MN_PATH)
@@ -32,8 +38,12 @@ def test_band(engine, decode, workers, concs, expect):
 
 
 def test_the_message_says_how_many_wait_outside_decode():
-    text = srt("vllm", {"prefill": {"tensor-parallel-size": 4}, "decode": {"tensor-parallel-size": 4, "max-num-seqs": 1024}},
-               {"decode_workers": 2}, {**FIXED, "concurrencies": "4096"})
+    text = srt(
+        "vllm",
+        {"prefill": {"tensor-parallel-size": 4}, "decode": {"tensor-parallel-size": 4, "max-num-seqs": 1024}},
+        {"decode_workers": 2},
+        {**FIXED, "concurrencies": "4096"},
+    )
     r = review(text, [rule], path=MN_PATH)
     assert codes(r) == [("RR225", line_of(text, "concurrencies"))]
     msg = r.findings[0].message
@@ -50,8 +60,12 @@ def test_aggregated_points_are_not_this_rules():
 def test_default_caps_and_agentic_points_are_not_compared():
     default = srt("vllm", {"prefill": {"tensor-parallel-size": 4}, "decode": {"tensor-parallel-size": 4}},
                   {"decode_workers": 1}, {**FIXED, "concurrencies": "2048"})
-    agentic = srt("vllm", {"prefill": {"tensor-parallel-size": 4}, "decode": {"tensor-parallel-size": 4, "max-num-seqs": 2}},
-                  None, {"type": "custom", "env": {"CONC": "4"}})
+    agentic = srt(
+        "vllm",
+        {"prefill": {"tensor-parallel-size": 4}, "decode": {"tensor-parallel-size": 4, "max-num-seqs": 2}},
+        None,
+        {"type": "custom", "env": {"CONC": "4"}},
+    )
     assert review(default, [rule], path=MN_PATH).findings == []
     assert review(agentic, [rule], path=MN_PATH).findings == []
 

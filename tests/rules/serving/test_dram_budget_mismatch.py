@@ -10,10 +10,20 @@ CASES = [
     # id, dram-utilization, runner, runners.yaml text or None, expected (None passes)
     ("0.2994 of mi355x resolves to 898", 0.2994, "cluster:mi355x-amds", None, None),
     ("0.6 resolves to 1799, not 898", 0.6, "cluster:mi355x-amds", None, "resolves to 1799"),
-    ("runners.yaml wins over the option", 0.2994, "cluster:mi355x-amds",
-     "hardware:\n  cluster:mi355x-amds:\n    available-cpu-dram-mib: 1_000_000\n    gpus-per-node: 8\n", "resolves to 313"),
-    ("cap applies to large hosts", 0.2994, "cluster:mi355x-amds",
-     "hardware:\n  cluster:mi355x-amds:\n    available-cpu-dram-mib: 9_000_000\n    gpus-per-node: 8\n", None),
+    (
+        "runners.yaml wins over the option",
+        0.2994,
+        "cluster:mi355x-amds",
+        "hardware:\n  cluster:mi355x-amds:\n    available-cpu-dram-mib: 1_000_000\n    gpus-per-node: 8\n",
+        "resolves to 313",
+    ),
+    (
+        "cap applies to large hosts",
+        0.2994,
+        "cluster:mi355x-amds",
+        "hardware:\n  cluster:mi355x-amds:\n    available-cpu-dram-mib: 9_000_000\n    gpus-per-node: 8\n",
+        None,
+    ),
 ]
 
 

@@ -11,17 +11,33 @@ def recipe(engine, decode):
     return srt(engine, {"prefill": pre, "decode": decode}, None, {"type": "sa-bench", "concurrencies": "64"})
 
 
-@pytest.mark.parametrize("engine,decode,ep,expect", [
-    # #1978 as a recipe: labelled tp 2 / ep 4, launched TP1 DP2 with expert parallelism: EP 2.
-    ("vllm", {"tensor-parallel-size": 1, "data-parallel-size": 2, "enable-expert-parallel": True}, 4, "expert parallelism 2"),
-    ("vllm", {"tensor-parallel-size": 1, "data-parallel-size": 8, "enable-expert-parallel": True}, 8, None),
-    ("vllm", {"tensor-parallel-size": 8}, 8, "expert parallelism 1 (no `enable-expert-parallel`)"),
-    ("sglang", {"tp-size": 8, "ep-size": 8}, 8, None),
-    ("sglang", {"tp-size": 8}, 8, "no `expert-parallel-size`"),
-    ("trtllm", {"tensor_parallel_size": 16, "moe_expert_parallel_size": 16}, 16, None),
-    ("trtllm", {"tensor_parallel_size": 16, "moe_expert_parallel_size": 8}, 16, "`moe_expert_parallel_size` 8"),
-], ids=["vLLM DP2 with EP is EP 2, labelled 4", "vLLM DEP8", "vLLM TP8 without EP", "SGLang ep-size 8",
-        "SGLang no ep-size", "TRT EP16", "TRT EP8 labelled 16"])
+@pytest.mark.parametrize(
+    "engine,decode,ep,expect",
+    [
+        # #1978 as a recipe: labelled tp 2 / ep 4, launched TP1 DP2 with expert parallelism: EP 2.
+        (
+            "vllm",
+            {"tensor-parallel-size": 1, "data-parallel-size": 2, "enable-expert-parallel": True},
+            4,
+            "expert parallelism 2",
+        ),
+        ("vllm", {"tensor-parallel-size": 1, "data-parallel-size": 8, "enable-expert-parallel": True}, 8, None),
+        ("vllm", {"tensor-parallel-size": 8}, 8, "expert parallelism 1 (no `enable-expert-parallel`)"),
+        ("sglang", {"tp-size": 8, "ep-size": 8}, 8, None),
+        ("sglang", {"tp-size": 8}, 8, "no `expert-parallel-size`"),
+        ("trtllm", {"tensor_parallel_size": 16, "moe_expert_parallel_size": 16}, 16, None),
+        ("trtllm", {"tensor_parallel_size": 16, "moe_expert_parallel_size": 8}, 16, "`moe_expert_parallel_size` 8"),
+    ],
+    ids=[
+        "vLLM DP2 with EP is EP 2, labelled 4",
+        "vLLM DEP8",
+        "vLLM TP8 without EP",
+        "SGLang ep-size 8",
+        "SGLang no ep-size",
+        "TRT EP16",
+        "TRT EP8 labelled 16",
+    ],
+)
 def test_ep(engine, decode, ep, expect):
     ctx = {NV_MASTER: mc_row("k", RECIPE_REF, decode={"num-worker": 1, "tp": 8, "ep": ep, "dp-attn": False})}
     r = review(recipe(engine, decode), [rule], path=MN_PATH, context=ctx)

@@ -38,7 +38,9 @@ def test_pool(engine, args, budget, env, expect):
 
 def test_hicache_ratio_is_skipped_naming_what_is_missing():
     # #2777: a ratio of the device KV pool; the recipe does not state the pool, so no guess.
-    r = review(agg("sglang", {"tp-size": 8, "enable-hierarchical-cache": True, "hicache-ratio": 6}, 600), [rule], path=MN_PATH)
+    r = review(
+        agg("sglang", {"tp-size": 8, "enable-hierarchical-cache": True, "hicache-ratio": 6}, 600), [rule], path=MN_PATH
+    )
     assert r.findings == []
     assert any(c.status == "skipped" and "hicache-ratio 6 × the device KV pool" in c.detail for c in r.checks)
 
@@ -50,12 +52,18 @@ def test_runners_yaml_decides_the_host():
     master = ("k:\n  image: x\n  runner: cluster:x\n  multinode: false\n  srt-recipe-dir: sglang/model/8k1k\n"
               "  srt-recipe: disagg-1p1d.yaml\n  scenarios:\n    agentic-coding:\n    - dram-utilization: 0.5\n"
               "      search-space:\n      - { tp: 8, conc-list: [8] }\n")
-    r = review(text, [rule], path=MN_PATH, context={RUNNERS: runners.encode(), "configs/amd-master.yaml": master.encode()})
+    r = review(
+        text, [rule], path=MN_PATH, context={RUNNERS: runners.encode(), "configs/amd-master.yaml": master.encode()}
+    )
     assert [f.code for f in r.findings] == ["RR219"] and "104.8576 GB of DRAM" in r.findings[0].message
 
 
 def test_decode_pools_of_a_disaggregated_point_are_not_held_to_the_prefill_budget():
-    text = srt("sglang", {"prefill": {"tp-size": 4}, "decode": {"tp-size": 4, "hicache-size": 100}},
-               {"gpu_type": "mi355x", "gpus_per_node": 8}, {"type": "custom", "env": {"TOTAL_CPU_DRAM_GB": "200", "CONC": "8"}})
+    text = srt(
+        "sglang",
+        {"prefill": {"tp-size": 4}, "decode": {"tp-size": 4, "hicache-size": 100}},
+        {"gpu_type": "mi355x", "gpus_per_node": 8},
+        {"type": "custom", "env": {"TOTAL_CPU_DRAM_GB": "200", "CONC": "8"}},
+    )
     r = review(text, [rule], path=MN_PATH)
     assert r.findings == [] and any("vs host" in c.detail for c in r.checks)

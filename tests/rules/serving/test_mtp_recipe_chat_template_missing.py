@@ -30,7 +30,9 @@ def test_an_unset_key_passes_naming_the_default():
 
 
 def test_suggestion_turns_the_value_true():
-    text = srt("sglang", {"decode": SPEC}, None, {"type": "sa-bench", "concurrencies": "64", "use_chat_template": False})
+    text = srt(
+        "sglang", {"decode": SPEC}, None, {"type": "sa-bench", "concurrencies": "64", "use_chat_template": False}
+    )
     r = review(text, [rule], path=MN_PATH)
     assert codes(r) == [("RR220", line_of(text, "use_chat_template"))]
     assert r.findings[0].suggestion == "  use_chat_template: true"

@@ -26,6 +26,8 @@ def test_env(container, env, expect, status):
 
 
 def test_suggestion_adds_the_variable_beside_the_others():
-    text = srt("sglang", {"decode": SPEC}, None, None, env={"decode": {"NCCL_X": "1"}}, container="lmsysorg/sglang:v0.5.10")
+    text = srt(
+        "sglang", {"decode": SPEC}, None, None, env={"decode": {"NCCL_X": "1"}}, container="lmsysorg/sglang:v0.5.10"
+    )
     r = review(text, [rule], path=MN_PATH)
     assert r.findings[0].suggestion == '    NCCL_X: "1"\n    SGLANG_ENABLE_SPEC_V2: \'1\''

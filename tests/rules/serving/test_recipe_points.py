@@ -45,7 +45,14 @@ def test_schema2_points_merge_base_and_keep_lines():
     assert agg.arg("max-num-seqs").value == 24
     assert c32.env("TOTAL_CPU_DRAM_GB").value == "898"
     cap = capture(agg)
-    assert (cap.mode, cap.k, cap.mns, cap.mbt, cap.mccs, cap.decode_max) == ("FULL_AND_PIECEWISE", 4, 24, 8192, 8192, 120)
+    assert (cap.mode, cap.k, cap.mns, cap.mbt, cap.mccs, cap.decode_max) == (
+        "FULL_AND_PIECEWISE",
+        4,
+        24,
+        8192,
+        8192,
+        120,
+    )
     assert cap.sizes_line == cap.k_line - 1  # JSON values carry the line of their string
 
 

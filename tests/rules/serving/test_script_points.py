@@ -89,7 +89,9 @@ def test_passed_checks_carry_the_arithmetic():
     text = sglang_script(extra_flags="--max-running-requests 128")
     cs = repo({SCRIPT: text, CFG: master(key("glm5-fp8-b200-sglang", concs="[4, 64]"))})
     passed = [c.detail for c in run(cs, rules=[rr210]).checks if c.status == "passed"]
-    assert any(SCRIPT in d and "concurrency 64 vs capacity server `max-running-requests` 128 ✓" in d for d in passed), passed
+    assert any(SCRIPT in d and "concurrency 64 vs capacity server `max-running-requests` 128 ✓" in d for d in passed), (
+        passed
+    )
 
 
 DP_SCRIPT = """#!/usr/bin/env bash
@@ -132,7 +134,10 @@ def test_an_ep_label_the_script_does_not_run_is_blamed_on_the_new_master_line():
                      "- { tp: 2, ep: 4, dp-attn: true, conc-list: [64] }"])
     cs = repo({CFG: ("modified", master(head), master(base))}, extra={vp: DP_SCRIPT})
     (f,) = [x for x in run(cs, rules=ENGINE_RULES).findings if x.code == "RR216"]
-    assert (f.path, f.line) == (CFG, head.split("\n").index("      - { tp: 2, ep: 4, dp-attn: true, conc-list: [64] }") + 1)
+    assert (f.path, f.line) == (
+        CFG,
+        head.split("\n").index("      - { tp: 2, ep: 4, dp-attn: true, conc-list: [64] }") + 1,
+    )
     assert "`ep: 4`" in f.message and "expert parallelism 2" in f.message
     assert "tensor-parallel-size 1 × data-parallel-size 2 = 2" in f.message
 
@@ -149,7 +154,9 @@ def test_the_same_mismatch_in_a_script_the_pr_edits_goes_on_the_script():
     assert f.path == vp and "--tensor-parallel-size=1 --enable-expert-parallel" in head_script.split("\n")[f.line - 1]
     # An edit on another branch of the script leaves this point's command as the base ran it.
     other = DP_SCRIPT.replace("--data-parallel-size=$TP", "--data-parallel-size=$((TP * 2))")
-    cs = repo({vp: ("modified", other, DP_SCRIPT)}, extra={CFG: master(vllm_key(["- { tp: 2, ep: 4, conc-list: [64] }"]))})
+    cs = repo(
+        {vp: ("modified", other, DP_SCRIPT)}, extra={CFG: master(vllm_key(["- { tp: 2, ep: 4, conc-list: [64] }"]))}
+    )
     assert [x for x in run(cs, rules=ENGINE_RULES).findings if x.code == "RR216"] == []
 
 

@@ -36,10 +36,21 @@ def test_normalized_fields_keep_their_lines():
 
 
 def test_vllm_scopes_and_pools():
-    text = srt("vllm", {"aggregated": {"tensor-parallel-size": 2, "data-parallel-size": 4, "max-num-seqs": 64,
-                                       "kv-transfer-config": {"kv_connector": "SimpleCPUOffloadConnector",
-                                                              "kv_connector_extra_config": {"cpu_bytes_to_use": 8000}}}},
-               {"gpus_per_node": 4})
+    text = srt(
+        "vllm",
+        {
+            "aggregated": {
+                "tensor-parallel-size": 2,
+                "data-parallel-size": 4,
+                "max-num-seqs": 64,
+                "kv-transfer-config": {
+                    "kv_connector": "SimpleCPUOffloadConnector",
+                    "kv_connector_extra_config": {"cpu_bytes_to_use": 8000},
+                },
+            }
+        },
+        {"gpus_per_node": 4},
+    )
     es = bps(text)[0].roles[0]
     assert es.instance_ranks == 8 and es.world_size == 2 and es.admits()[0] == 256 and es.ranks_on_node() == 4
     # cpu_bytes_to_use alone is divided by one DP engine's world size (TP × PP), per vLLM.
@@ -47,7 +58,9 @@ def test_vllm_scopes_and_pools():
 
 
 def test_defaults_are_marked_and_name_their_version():
-    text = srt("vllm", {"aggregated": {"tensor-parallel-size": 8}}, {"gpu_type": "b200"}, container="vllm/vllm-openai:v0.20.1")
+    text = srt(
+        "vllm", {"aggregated": {"tensor-parallel-size": 8}}, {"gpu_type": "b200"}, container="vllm/vllm-openai:v0.20.1"
+    )
     es = bps(text)[0].roles[0]
     assert es.max_seqs.value == 1024 and not es.max_seqs.explicit and "vLLM 0.20.1 default" in es.max_seqs.versioned
     assert es.capture_cap.value == 512 and not es.capture_cap.explicit
@@ -123,21 +136,51 @@ benchmark:
 
 HOSTILE = {
     "merge-key chains and anchors across roles": MERGE_CHAIN,
-    "JSON-in-string that does not parse": srt("vllm", {"aggregated": {"tensor-parallel-size": 8, "max-num-seqs": 8,
-                                               "compilation-config": '{"cudagraph_capture_sizes": [1, 2,'}},
-                                              None, {"type": "sa-bench", "concurrencies": "64"}),
-    "8k as a cap": srt("sglang", {"aggregated": {"tp-size": 8, "max-running-requests": "8k", "cuda-graph-max-bs": "8k"}},
-                       None, {"type": "sa-bench", "concurrencies": "8k"}),
-    "1e4 written as a number and as a string": srt("sglang", {"aggregated": {"tp-size": 8, "max-running-requests": 1e4,
-                                                   "cuda-graph-max-bs": "1e4"}}, None, {"type": "sa-bench", "concurrencies": 100000}),
-    "zero and negative caps": srt("trtllm", {"decode": {"tensor_parallel_size": 8, "max_batch_size": -1,
-                                  "cuda_graph_config": {"batch_sizes": [0, -4]}}},
-                                  {"decode_nodes": 0, "decode_workers": 0, "gpus_per_decode": -8},
-                                  {"type": "sa-bench", "concurrencies": "0x-3x16"}),
-    "placeholders": srt("vllm", {"aggregated": {"tensor-parallel-size": "${TP}", "max-num-seqs": "{{ conc }}",
-                         "kv-transfer-config": {"kv_connector": "SimpleCPUOffloadConnector",
-                                                "kv_connector_extra_config": {"cpu_bytes_to_use_per_rank": "<BYTES>"}}}},
-                        None, {"type": "sa-bench", "concurrencies": "${CONC}", "env": {"TOTAL_CPU_DRAM_GB": "${DRAM}"}}),
+    "JSON-in-string that does not parse": srt(
+        "vllm",
+        {
+            "aggregated": {
+                "tensor-parallel-size": 8,
+                "max-num-seqs": 8,
+                "compilation-config": '{"cudagraph_capture_sizes": [1, 2,',
+            }
+        },
+        None,
+        {"type": "sa-bench", "concurrencies": "64"},
+    ),
+    "8k as a cap": srt(
+        "sglang",
+        {"aggregated": {"tp-size": 8, "max-running-requests": "8k", "cuda-graph-max-bs": "8k"}},
+        None,
+        {"type": "sa-bench", "concurrencies": "8k"},
+    ),
+    "1e4 written as a number and as a string": srt(
+        "sglang",
+        {"aggregated": {"tp-size": 8, "max-running-requests": 1e4, "cuda-graph-max-bs": "1e4"}},
+        None,
+        {"type": "sa-bench", "concurrencies": 100000},
+    ),
+    "zero and negative caps": srt(
+        "trtllm",
+        {"decode": {"tensor_parallel_size": 8, "max_batch_size": -1, "cuda_graph_config": {"batch_sizes": [0, -4]}}},
+        {"decode_nodes": 0, "decode_workers": 0, "gpus_per_decode": -8},
+        {"type": "sa-bench", "concurrencies": "0x-3x16"},
+    ),
+    "placeholders": srt(
+        "vllm",
+        {
+            "aggregated": {
+                "tensor-parallel-size": "${TP}",
+                "max-num-seqs": "{{ conc }}",
+                "kv-transfer-config": {
+                    "kv_connector": "SimpleCPUOffloadConnector",
+                    "kv_connector_extra_config": {"cpu_bytes_to_use_per_rank": "<BYTES>"},
+                },
+            }
+        },
+        None,
+        {"type": "sa-bench", "concurrencies": "${CONC}", "env": {"TOTAL_CPU_DRAM_GB": "${DRAM}"}},
+    ),
 }
 
 
@@ -189,7 +232,10 @@ def test_dp8_fixture_passes_every_recipe_rule():
     r = review(text, RULES, path="benchmarks/multi_node/srt-slurm-recipes/vllm/model/agentic/agg-dp8.yaml")
     assert r.findings == []
     details = " | ".join(c.detail for c in r.checks if c.code == "RR205")
-    assert "× 8 ranks (tensor-parallel-size 1 × data-parallel-size 8 = 8) = 1,099,511,627,776 = cpu_bytes_to_use" in details
+    assert (
+        "× 8 ranks (tensor-parallel-size 1 × data-parallel-size 8 = 8) = 1,099,511,627,776 = cpu_bytes_to_use"
+        in details
+    )
     assert "× 4 ranks on a node; 8 ranks" in details and "= TOTAL_CPU_DRAM_GB 549" in details
 
 

@@ -6,18 +6,40 @@ from tests.rules.recipe_helpers import MN_PATH, codes, line_of, review, srt
 from tests.rules.scripts_helpers import key, master, repo, script_path
 
 
-@pytest.mark.parametrize("args,expect", [
-    ({"max_batch_size": 1, "cuda_graph_config": {"batch_sizes": [1, 2, 4]}}, "TensorRT-LLM drops sizes 2, 4 (dead config)"),
-    ({"max_batch_size": 4, "cuda_graph_config": {"batch_sizes": [1, 2, 4]}}, None),
-    ({"max_batch_size": 2, "cuda_graph_config": {"max_batch_size": 4}}, "TensorRT-LLM drops size 4 (dead config)"),
-    ({"max_batch_size": 64, "max_num_tokens": 128, "speculative_config": {"decoding_type": "MTP", "num_nextn_predict_layers": 3},
-      "cuda_graph_config": {"batch_sizes": [1, 32, 64]}}, "`max_num_tokens` 128 / (1 + 3 draft tokens) = 32"),
-    ({"max_batch_size": 1, "cuda_graph_config": None}, None),
-    ({"cuda_graph_config": {"batch_sizes": [1, 2, 4]}}, None),  # default max_batch_size: not an explicit conflict
-], ids=["#2596 list above max_batch_size 1", "list ends at the cap", "cuda-graph max above the cap",
-        "token budget limits graphs under MTP", "graphs off", "no explicit max_batch_size"])
+@pytest.mark.parametrize(
+    "args,expect",
+    [
+        (
+            {"max_batch_size": 1, "cuda_graph_config": {"batch_sizes": [1, 2, 4]}},
+            "TensorRT-LLM drops sizes 2, 4 (dead config)",
+        ),
+        ({"max_batch_size": 4, "cuda_graph_config": {"batch_sizes": [1, 2, 4]}}, None),
+        ({"max_batch_size": 2, "cuda_graph_config": {"max_batch_size": 4}}, "TensorRT-LLM drops size 4 (dead config)"),
+        (
+            {
+                "max_batch_size": 64,
+                "max_num_tokens": 128,
+                "speculative_config": {"decoding_type": "MTP", "num_nextn_predict_layers": 3},
+                "cuda_graph_config": {"batch_sizes": [1, 32, 64]},
+            },
+            "`max_num_tokens` 128 / (1 + 3 draft tokens) = 32",
+        ),
+        ({"max_batch_size": 1, "cuda_graph_config": None}, None),
+        ({"cuda_graph_config": {"batch_sizes": [1, 2, 4]}}, None),  # default max_batch_size: not an explicit conflict
+    ],
+    ids=[
+        "#2596 list above max_batch_size 1",
+        "list ends at the cap",
+        "cuda-graph max above the cap",
+        "token budget limits graphs under MTP",
+        "graphs off",
+        "no explicit max_batch_size",
+    ],
+)
 def test_trt(args, expect):
-    text = srt("trtllm", {"decode": {"tensor_parallel_size": 8, **args}}, None, {"type": "sa-bench", "concurrencies": "4"})
+    text = srt(
+        "trtllm", {"decode": {"tensor_parallel_size": 8, **args}}, None, {"type": "sa-bench", "concurrencies": "4"}
+    )
     r = review(text, [rule], path=MN_PATH)
     if expect is None:
         assert r.findings == []
@@ -26,7 +48,10 @@ def test_trt(args, expect):
 
 
 def test_edit_of_max_batch_size_is_reported_on_it():
-    base = srt("trtllm", {"decode": {"tensor_parallel_size": 8, "max_batch_size": 4, "cuda_graph_config": {"batch_sizes": [1, 2, 4]}}})
+    base = srt(
+        "trtllm",
+        {"decode": {"tensor_parallel_size": 8, "max_batch_size": 4, "cuda_graph_config": {"batch_sizes": [1, 2, 4]}}},
+    )
     head = base.replace("max_batch_size: 4", "max_batch_size: 1")
     r = review(head, [rule], path=MN_PATH, base=base)
     assert codes(r) == [("RR214", line_of(head, "max_batch_size: 1"))]
@@ -78,7 +103,8 @@ def test_a_fixed_point_recipe_keeps_its_message():
                {"type": "sa-bench", "concurrencies": "4"})
     r = review(text, [rule], path=MN_PATH)
     assert [f.message.split(": ", 1)[1] for f in r.findings] == [
-        "cuda_graph_config.batch_sizes goes up to `4`, above `max_batch_size` 1: TensorRT-LLM drops sizes 2, 4 (dead config)."]
+        "cuda_graph_config.batch_sizes goes up to `4`, above `max_batch_size` 1: TensorRT-LLM drops sizes 2, 4 (dead config)."
+    ]
 
 
 def test_a_point_whose_list_is_not_known_may_run_the_sizes_the_others_drop():
@@ -90,9 +116,18 @@ def test_a_point_whose_list_is_not_known_may_run_the_sizes_the_others_drop():
         "SIZES=$(printf \"%s, \" \"${SIZES[@]}\")\ncat > extra.yml << EOF").replace(
         "batch_sizes: [1, 2, 4, 8, 16, 32]", "batch_sizes: [${SIZES%, }]")
     p = script_path("glm5_fp8_b200_trt.sh")
-    small = run(repo({p: seq, "configs/nvidia-master.yaml": master(key("glm5-fp8-b200-trt", framework="trt", concs="[4, 8]"))}),
-                rules=[rule])
+    small = run(
+        repo({p: seq, "configs/nvidia-master.yaml": master(key("glm5-fp8-b200-trt", framework="trt", concs="[4, 8]"))}),
+        rules=[rule],
+    )
     assert [f.code for f in small.findings] == ["RR214"] and "drops size 12" in small.findings[0].message
-    mixed = run(repo({p: seq, "configs/nvidia-master.yaml": master(key("glm5-fp8-b200-trt", framework="trt", concs="[4, 8, 64]"))}),
-                rules=[rule])
+    mixed = run(
+        repo(
+            {
+                p: seq,
+                "configs/nvidia-master.yaml": master(key("glm5-fp8-b200-trt", framework="trt", concs="[4, 8, 64]")),
+            }
+        ),
+        rules=[rule],
+    )
     assert mixed.findings == [], mixed.findings

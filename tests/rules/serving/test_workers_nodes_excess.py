@@ -7,23 +7,45 @@ from tests.rules.recipe_helpers import MN_PATH, codes, line_of, review, srt
 def recipe(resources, backend=None):
     """Roles whose TP is the GPUs they declare (a mismatch there is gpus-per-role-mismatch's)."""
     tp = {role: resources.get(f"gpus_per_{role}", default) for role, default in (("prefill", 2), ("decode", 8))}
-    return srt("vllm", {"prefill": {"tensor-parallel-size": tp["prefill"]}, "decode": {"tensor-parallel-size": tp["decode"]}},
-               resources, {"type": "sa-bench", "concurrencies": "64"}, backend=backend)
+    return srt(
+        "vllm",
+        {"prefill": {"tensor-parallel-size": tp["prefill"]}, "decode": {"tensor-parallel-size": tp["decode"]}},
+        resources,
+        {"type": "sa-bench", "concurrencies": "64"},
+        backend=backend,
+    )
 
 
 B200 = {"gpu_type": "b200", "gpus_per_node": 8}
 
 CASES = [
     # #1649's shape: one 8-GPU decode worker on 8-GPU nodes uses one node; the second is idle.
-    ("one full-node worker on two nodes", {**B200, "decode_nodes": 2, "decode_workers": 1, "gpus_per_decode": 8},
-     "1 node allocated and left idle"),
-    ("the 4-GPU-node layout copied to 8-GPU nodes", {**B200, "prefill_nodes": 2, "prefill_workers": 4, "gpus_per_prefill": 2},
-     "resources.prefill_nodes is `2`"),
+    (
+        "one full-node worker on two nodes",
+        {**B200, "decode_nodes": 2, "decode_workers": 1, "gpus_per_decode": 8},
+        "1 node allocated and left idle",
+    ),
+    (
+        "the 4-GPU-node layout copied to 8-GPU nodes",
+        {**B200, "prefill_nodes": 2, "prefill_workers": 4, "gpus_per_prefill": 2},
+        "resources.prefill_nodes is `2`",
+    ),
     ("one full-node worker on one node", {**B200, "decode_nodes": 1, "decode_workers": 1, "gpus_per_decode": 8}, None),
-    ("four 2-GPU workers packed on one node", {**B200, "prefill_nodes": 1, "prefill_workers": 4, "gpus_per_prefill": 2}, None),
-    ("or one node each (older templates)", {**B200, "prefill_nodes": 4, "prefill_workers": 4, "gpus_per_prefill": 2}, None),
-    ("more than one node each", {**B200, "prefill_nodes": 6, "prefill_workers": 4, "gpus_per_prefill": 2},
-     "5 nodes allocated and left idle"),
+    (
+        "four 2-GPU workers packed on one node",
+        {**B200, "prefill_nodes": 1, "prefill_workers": 4, "gpus_per_prefill": 2},
+        None,
+    ),
+    (
+        "or one node each (older templates)",
+        {**B200, "prefill_nodes": 4, "prefill_workers": 4, "gpus_per_prefill": 2},
+        None,
+    ),
+    (
+        "more than one node each",
+        {**B200, "prefill_nodes": 6, "prefill_workers": 4, "gpus_per_prefill": 2},
+        "5 nodes allocated and left idle",
+    ),
     # Too few is the blocking rule's, not this one's.
     ("too few nodes", {**B200, "decode_nodes": 1, "decode_workers": 2, "gpus_per_decode": 8}, None),
 ]

@@ -7,27 +7,56 @@ from tests.rules.recipe_helpers import MN_PATH, codes, line_of, review, srt
 def recipe(resources, backend=None):
     """Roles whose TP is the GPUs they declare (a mismatch there is gpus-per-role-mismatch's)."""
     tp = {role: resources.get(f"gpus_per_{role}", default) for role, default in (("prefill", 2), ("decode", 8))}
-    return srt("vllm", {"prefill": {"tensor-parallel-size": tp["prefill"]}, "decode": {"tensor-parallel-size": tp["decode"]}},
-               resources, {"type": "sa-bench", "concurrencies": "64"}, backend=backend)
+    return srt(
+        "vllm",
+        {"prefill": {"tensor-parallel-size": tp["prefill"]}, "decode": {"tensor-parallel-size": tp["decode"]}},
+        resources,
+        {"type": "sa-bench", "concurrencies": "64"},
+        backend=backend,
+    )
 
 
 B200 = {"gpu_type": "b200", "gpus_per_node": 8}
 
 CASES = [
     ("one full-node worker on one node", {**B200, "decode_nodes": 1, "decode_workers": 1, "gpus_per_decode": 8}, None),
-    ("a 16-GPU worker spans two 8-GPU nodes", {**B200, "decode_nodes": 2, "decode_workers": 1, "gpus_per_decode": 16}, None),
-    ("a 16-GPU worker on one 8-GPU node", {**B200, "decode_nodes": 1, "decode_workers": 1, "gpus_per_decode": 16},
-     "resources.decode_nodes is `1`"),
-    ("four 2-GPU workers pack on one node", {**B200, "prefill_nodes": 1, "prefill_workers": 4, "gpus_per_prefill": 2}, None),
-    ("or one node each (older templates)", {**B200, "prefill_nodes": 4, "prefill_workers": 4, "gpus_per_prefill": 2}, None),
-    ("spread_decode_workers: one node per worker", {**B200, "decode_nodes": 1, "decode_workers": 2, "gpus_per_decode": 4,
-                                                   "spread_decode_workers": True}, "spread"),
+    (
+        "a 16-GPU worker spans two 8-GPU nodes",
+        {**B200, "decode_nodes": 2, "decode_workers": 1, "gpus_per_decode": 16},
+        None,
+    ),
+    (
+        "a 16-GPU worker on one 8-GPU node",
+        {**B200, "decode_nodes": 1, "decode_workers": 1, "gpus_per_decode": 16},
+        "resources.decode_nodes is `1`",
+    ),
+    (
+        "four 2-GPU workers pack on one node",
+        {**B200, "prefill_nodes": 1, "prefill_workers": 4, "gpus_per_prefill": 2},
+        None,
+    ),
+    (
+        "or one node each (older templates)",
+        {**B200, "prefill_nodes": 4, "prefill_workers": 4, "gpus_per_prefill": 2},
+        None,
+    ),
+    (
+        "spread_decode_workers: one node per worker",
+        {**B200, "decode_nodes": 1, "decode_workers": 2, "gpus_per_decode": 4, "spread_decode_workers": True},
+        "spread",
+    ),
     ("too few nodes", {**B200, "decode_nodes": 1, "decode_workers": 2, "gpus_per_decode": 8}, "2 nodes"),
     # Too many nodes leaves nodes idle, the engines run as described: workers-nodes-excess's (a nit), not a failure.
-    ("one full-node worker on two nodes is not a failure",
-     {**B200, "decode_nodes": 2, "decode_workers": 1, "gpus_per_decode": 8}, None),
-    ("the GB200 layout copied to B200 is not a failure",
-     {**B200, "prefill_nodes": 2, "prefill_workers": 4, "gpus_per_prefill": 2}, None),
+    (
+        "one full-node worker on two nodes is not a failure",
+        {**B200, "decode_nodes": 2, "decode_workers": 1, "gpus_per_decode": 8},
+        None,
+    ),
+    (
+        "the GB200 layout copied to B200 is not a failure",
+        {**B200, "prefill_nodes": 2, "prefill_workers": 4, "gpus_per_prefill": 2},
+        None,
+    ),
     ("no declared GPUs: srtctl derives them from the nodes", {**B200, "decode_nodes": 3, "decode_workers": 1}, None),
 ]
 
