@@ -50,7 +50,6 @@ Writes a JSON report (default benchmarks/results/real_reviews.json).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import hashlib
 import json
 import os
@@ -723,15 +722,13 @@ def review(repo: str, commit: str, pr: int) -> dict:
     """What `recipe-review check --repo REPO --base $(base_at REPO COMMIT PR) --head COMMIT --pr-number PR
     --title TITLE --format json` prints (TITLE: the recorded PR title), minus `checks` (not scored): {"findings": [...]} (+ "config_errors"),
     or {"error": message} when the review could not run."""
-    from bot.cli import _load_repo_config
-    from bot.localgit import changeset_from_git, config_at
+    from bot.localgit import gather_from_git
     from rules.runner import run
 
     try:
         base = base_at(repo, commit, pr)
-        config, config_errors = _load_repo_config(config_at(Path(repo), base))
-        changeset = changeset_from_git(Path(repo), base, commit, pr, paths=config.paths, config=config)
-        changeset = dataclasses.replace(changeset, title=recorded_title(pr))
+        got = gather_from_git(Path(repo), base, commit, pr, title=recorded_title(pr))
+        changeset, config, config_errors = got.changeset, got.config, got.config_errors
         report = run(changeset, config)
     except Exception as err:  # counted and reported, never fatal
         return {"error": f"{type(err).__name__}: {err}"}
@@ -750,7 +747,8 @@ def source_hash(root: Path = ROOT) -> str:
     """A hash of the review code: everything under rules/, bot/localgit.py, bot/cli.py and this file."""
     h = hashlib.sha256()
     files = sorted(p for p in (root / "rules").rglob("*") if p.is_file() and "__pycache__" not in p.parts)
-    files += [root / "bot" / "localgit.py", root / "bot" / "cli.py", root / "benchmarks" / "real_reviews.py"]
+    files += [root / "bot" / "localgit.py", root / "bot" / "gather.py", root / "bot" / "cli.py",
+              root / "benchmarks" / "real_reviews.py"]
     for p in files:
         h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
     return h.hexdigest()[:16]

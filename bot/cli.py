@@ -23,19 +23,6 @@ class UsageError(Exception):
     """Bad arguments or unusable input: exit 2 with the message."""
 
 
-def _load_repo_config(raw: bytes | None):
-    from rules import load_config
-    from rules.document import parse_yaml
-
-    if raw is None:
-        return load_config(None)
-    doc = parse_yaml(".github/recipe-review.yml", raw)
-    if not doc.ok:
-        config, _ = load_config(None)
-        return config, [f"config: .github/recipe-review.yml does not parse: {doc.error.message}"]
-    return load_config(doc.data)
-
-
 def cmd_check(args) -> int:
     from rules.changeset import ChangeSet
     from rules.runner import run
@@ -54,10 +41,12 @@ def cmd_check(args) -> int:
             changeset = ChangeSet.from_record(record, pr_number=args.pr_number)
         except ValueError as err:
             raise UsageError(str(err)) from err
-        config, config_errors = _load_repo_config(
+        from rules import load_repo_config
+
+        config, config_errors = load_repo_config(
             (record.get("config") or "").encode() if isinstance(record.get("config"), str) else None)
     else:
-        from bot.localgit import GitError, changeset_from_git, config_at
+        from bot.localgit import GitError, gather_from_git
 
         if not args.base:
             raise UsageError("give --base REV (and optionally --head REV), or --changes FILE")
@@ -65,9 +54,11 @@ def cmd_check(args) -> int:
         if args.base == "auto":
             args.base = upstream_default_branch(repo)
         try:
-            config, config_errors = _load_repo_config(config_at(repo, args.base))
-            changeset = changeset_from_git(repo, args.base, args.head or "HEAD", args.pr_number,
-                                           config=config)
+            from bot.localgit import github_repo_of
+
+            name = args.github_repo or github_repo_of(repo)
+            got = gather_from_git(repo, args.base, args.head or "HEAD", args.pr_number, repo_name=name)
+            changeset, config, config_errors = got.changeset, got.config, got.config_errors
         except GitError as err:
             raise UsageError(str(err)) from err
     if getattr(args, "title", None) is not None:
@@ -153,7 +144,7 @@ def upstream_default_branch(repo: Path) -> str:
 def cmd_fix(args) -> int:
     import dataclasses
 
-    from bot.localgit import GitError, changeset_from_worktree, config_at, worktree_root
+    from bot.localgit import GitError, gather_from_worktree, worktree_root
     from rules.fix import plan_fix, with_repo
 
     selection = selection_of(args)
@@ -161,8 +152,8 @@ def cmd_fix(args) -> int:
     if args.base == "auto":  # the pre-commit hook's `recipe-review hook fix --base auto`
         args.base = upstream_default_branch(repo)
     try:
-        config, config_errors = _load_repo_config(config_at(repo, args.base))
-        changeset = changeset_from_worktree(repo, args.base, args.pr_number, paths=config.paths, config=config)
+        got = gather_from_worktree(repo, args.base, args.pr_number)
+        changeset, config, config_errors = got.changeset, got.config, got.config_errors
         top = worktree_root(repo)
     except GitError as err:
         raise UsageError(str(err)) from err
@@ -229,6 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--pr-number", type=int, help="the PR number, to check the changelog pr-link")
     c.add_argument("--title", metavar="TEXT", help="the PR title, as the App reads it from the pull request "
                                                    "(a `Revert ...` title marks a maintainer revert)")
+    c.add_argument("--github-repo", metavar="OWNER/NAME",
+                   help="the GitHub repository the PR belongs to, as the App knows it (the canonical pr-link); "
+                        "default: from the `origin` remote when it is a GitHub URL")
     c.add_argument("--changes", metavar="FILE", help="read the changeset from a replay JSON file instead of git")
     c.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text",
                    help="text; json (one object, a contract); github (workflow annotations); "

@@ -22,6 +22,7 @@ from github.PaginatedList import PaginatedList
 
 from bot import metrics
 from bot.settings import Settings
+from rules.inputs import LISTING_DEPTH
 
 log = logging.getLogger(__name__)
 
@@ -269,9 +270,7 @@ _CHECKS = ("... on Commit { checkSuites(first: 20) { nodes { checkRuns(first: 50
            "{ nodes { databaseId name status conclusion title summary } } } } }")
 
 
-# Levels of nested Tree entries a listing reads (benchmarks/single_node/fixed_seq_len/deprecated/x.sh
-# is four below `benchmarks`).
-LISTING_DEPTH = 4
+# Levels of nested Tree entries a listing reads: rules.inputs.LISTING_DEPTH.
 
 
 def _listing(depth: int) -> str:

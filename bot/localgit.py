@@ -1,18 +1,15 @@
 """Build a ChangeSet from a local git range, the way GitHub computes a PR diff (three-dot)."""
 from __future__ import annotations
 
-import dataclasses
+import re
 import subprocess
 from pathlib import Path
 
-from rules.changelog.changes import changelog_candidates
-from rules.changeset import ChangeSet, FileChange
-from rules.config import EngineConfig, Paths, path_matches
-from rules.context import ReviewContext
-from rules.policy import policy_paths
-from rules.scripts.resolve import needed_paths, script_dirs
+from bot.gather import Gathered, gather
+from rules.changeset import ChangeSet
+from rules.config import CONFIG_PATH, EngineConfig, Paths
+from rules.inputs import LISTING_DEPTH, Changed, Got, Reads, Target
 
-CONFIG_PATH = ".github/recipe-review.yml"
 _STATUS = {"A": "added", "M": "modified", "D": "removed", "R": "renamed", "T": "modified", "C": "added"}
 
 
@@ -98,14 +95,23 @@ def listing(repo: Path, rev: str) -> tuple[dict[str, str], frozenset[str]]:
 def changeset_from_git(repo: Path, base: str, head: str = "HEAD", pr_number: int | None = None,
                        paths: Paths | None = None, config: EngineConfig | None = None) -> ChangeSet:
     """Files changed between merge-base(base, head) and head, with contents and patches, plus the
-    context the rules read: master configs, runners.yaml, and for script reviews the tree listing,
-    the launchers and what `rules.scripts.resolve.needed_paths` asks for (the App reads the same)."""
+    context the rules read, as the App reads them (`bot.gather`). `config`: use this config instead of
+    the repository's own at `base`."""
+    return gather_from_git(repo, base, head, pr_number, config=config).changeset
+
+
+def gather_from_git(repo: Path, base: str, head: str = "HEAD", pr_number: int | None = None,
+                    config: EngineConfig | None = None, title: str | None = None,
+                    repo_name: str | None = None) -> Gathered:
+    """The review input of a local range: its changeset, the repository config at `base`, and the
+    config's errors (`bot.gather.gather` over `GitReader`)."""
     head_sha = resolve(repo, head)
     tip = resolve(repo, base)
     merge_base = _git(repo, "merge-base", tip, head_sha).decode().strip()
-    cs = _changeset(repo, merge_base, head_sha, (head_sha,), lambda path: show(repo, head_sha, path),
-                    pr_number, paths, config)
-    return dataclasses.replace(cs, base_tip_time=_commit_time(repo, tip))
+    target = Target(head=head_sha, merge_base=merge_base, base=tip, files=compare(repo, merge_base, (head_sha,)),
+                    config_path=CONFIG_PATH, repo=repo_name, number=pr_number, title=title,
+                    base_time=_commit_time(repo, merge_base), base_tip_time=_commit_time(repo, tip))
+    return gather(GitReader(repo), target, config=config)
 
 
 def changeset_from_worktree(repo: Path, base: str, pr_number: int | None = None,
@@ -113,6 +119,11 @@ def changeset_from_worktree(repo: Path, base: str, pr_number: int | None = None,
     """Like `changeset_from_git(repo, base, "HEAD")`, with each tracked file as it is in the working
     tree (uncommitted edits included; untracked files are not part of the range). The context the
     rules read (master configs, runners.yaml, the tree listing, launchers, resolved scripts) is HEAD's."""
+    return gather_from_worktree(repo, base, pr_number, config=config).changeset
+
+
+def gather_from_worktree(repo: Path, base: str, pr_number: int | None = None,
+                         config: EngineConfig | None = None) -> Gathered:
     if _git(repo, "rev-parse", "--is-bare-repository", check=False).strip() == b"true":
         raise GitError(f"{repo} is a bare repository; give a checkout (a working tree)")
     if _git(repo, "rev-parse", "--is-inside-work-tree", check=False).strip() != b"true":
@@ -121,13 +132,26 @@ def changeset_from_worktree(repo: Path, base: str, pr_number: int | None = None,
     tip = resolve(repo, base)
     merge_base = _git(repo, "merge-base", tip, head_sha).decode().strip()
     top = Path(_git(repo, "rev-parse", "--show-toplevel").decode().strip())
+    files = compare(top, merge_base, ())
+    overlay = {}
+    for f in files:
+        if f.status != "removed":
+            p = top / f.path
+            overlay[f"{head_sha}:{f.path}"] = p.read_bytes() if p.is_file() else None
+    target = Target(head=head_sha, merge_base=merge_base, base=tip, files=files, config_path=CONFIG_PATH,
+                    number=pr_number, base_time=_commit_time(repo, merge_base), base_tip_time=_commit_time(repo, tip))
+    return gather(GitReader(top, overlay), target, config=config)
 
-    def read(path: str) -> bytes | None:
-        p = top / path
-        return p.read_bytes() if p.is_file() else None
 
-    cs = _changeset(top, merge_base, head_sha, (), read, pr_number, paths, config)
-    return dataclasses.replace(cs, base_tip_time=_commit_time(repo, tip))
+_GITHUB_REMOTE = re.compile(r"^(?:https://(?:[^@/]+@)?github\.com/|git@github\.com:|ssh://git@github\.com/)"
+                            r"([A-Za-z0-9-]+/[A-Za-z0-9._-]+?)(?:\.git)?/?$")
+
+
+def github_repo_of(repo: Path, remote: str = "origin") -> str | None:
+    """OWNER/NAME of the `origin` remote when it is a github.com URL (https or ssh), else None."""
+    url = _git(repo, "remote", "get-url", remote, check=False).decode().strip()
+    m = _GITHUB_REMOTE.match(url)
+    return m.group(1) if m else None
 
 
 def _commit_time(repo: Path, rev: str) -> int | None:
@@ -141,11 +165,9 @@ def worktree_root(repo: Path) -> Path:
     return Path(_git(repo, "rev-parse", "--show-toplevel").decode().strip())
 
 
-def _changeset(repo: Path, merge_base: str, head_sha: str, target: tuple[str, ...], read_head,
-               pr_number: int | None, paths: Paths | None, config: EngineConfig | None) -> ChangeSet:
-    """The changeset of `git diff merge_base [target]` (no target: the working tree)."""
-    config = config or EngineConfig()
-    paths = paths or config.paths
+def compare(repo: Path, merge_base: str, target: tuple[str, ...]) -> tuple[Changed, ...]:
+    """The changed files of `git diff merge_base [target]` (no target: the working tree), with
+    GitHub's `patch` of each: what the App gets from GitHub's compare."""
     names = _git(repo, "diff", "--name-status", "-z", "-M", merge_base, *target).split(b"\0")
     files = []
     i = 0
@@ -159,39 +181,75 @@ def _changeset(repo: Path, merge_base: str, head_sha: str, target: tuple[str, ..
             i += 2
         status = _STATUS.get(code[:1], "modified")
         patch, binary = _patch_of(_git(repo, "diff", "-M", merge_base, *target, "--", *{old, new}))
-        files.append(FileChange(
-            path=new, status=status,
-            base=None if status == "added" else show(repo, merge_base, old),
-            head=None if status == "removed" else read_head(new),
-            patch=patch, previous_path=old if status == "renamed" else None, binary=binary))
-    changed = {f.path for f in files}
-    base_changelogs = None
-    candidates = changelog_candidates(paths.changelog, sorted({p for f in files for p in (f.path, f.base_path)}))
-    if candidates is not None:
-        found = []
-        for entry in _git(repo, "ls-tree", "-z", merge_base, "--", *candidates).split(b"\0") if candidates else ():
-            meta, _, path = entry.partition(b"\t")  # "<mode> <type> <sha>\t<path>"
-            if meta.split(b" ")[1:2] == [b"blob"]:
-                found.append(path.decode())
-        base_changelogs = tuple(sorted(found))
-    base_time = _commit_time(repo, merge_base)
-    modes, dirs = listing(repo, head_sha)
-    scripting = script_dirs(changed | {f.base_path for f in files}, config)
-    wanted = (*paths.master_configs, *paths.runners, *(paths.launchers if scripting else ()))
-    want = [p for p, m in modes.items() if m != "040000" and p not in changed and path_matches(p, wanted)]
-    probed = policy_paths(sorted(changed | {f.base_path for f in files}), config)
-    got = blobs(repo, [f"{head_sha}:{p}" for p in want] + [f"{merge_base}:{p}" for p in probed])
-    context = {p: got[f"{head_sha}:{p}"] for p in want if got.get(f"{head_sha}:{p}") is not None}
-    base_context = {p: got[f"{merge_base}:{p}"] for p in probed if got.get(f"{merge_base}:{p}") is not None}
-    cs = ChangeSet(files=tuple(files), pr_number=pr_number, context=context, base_changelogs=base_changelogs,
-                   base_time=base_time, base_context=base_context, base_probed=frozenset(probed))
-    if not scripting:
-        return cs
-    cs = dataclasses.replace(cs, tree=modes, listed=dirs)
-    more = sorted(needed_paths(ReviewContext(cs, config)))
-    got = blobs(repo, [f"{head_sha}:{p}" for p in more])
-    context.update({p: got[f"{head_sha}:{p}"] for p in more if got.get(f"{head_sha}:{p}") is not None})
-    return dataclasses.replace(cs, context=context)
+        files.append(Changed(new, status, patch, old if status == "renamed" else None, binary))
+    return tuple(files)
+
+
+class GitReader:
+    """`bot.gather.Reader` over git's object store, answering as GitHub's GraphQL does: a blob's
+    bytes (None when absent), a tree's files with their text and modes, a listing's names and modes
+    `LISTING_DEPTH` levels deep, whether a probed file exists. `overlay` replaces blobs by their
+    `rev:path` (the working tree's changed files)."""
+
+    def __init__(self, repo: Path, overlay: dict[str, bytes | None] | None = None):
+        self.repo = repo
+        self.overlay = overlay or {}
+
+    def read(self, reads: Reads) -> Got:
+        got = Got()
+        want = [b for b in reads.blobs if b not in self.overlay]
+        got.blobs.update(blobs(self.repo, want))
+        got.blobs.update({b: self.overlay[b] for b in reads.blobs if b in self.overlay})
+        tree_blobs = []
+        for expr in reads.trees:
+            rev, _, d = expr.partition(":")
+            entries = self._entries(rev, d, recursive=False)
+            if entries is None:
+                continue
+            got.listed.add(expr)
+            for path, mode, kind in entries:
+                if kind == "blob":
+                    got.modes[f"{rev}:{path}"] = mode
+                    tree_blobs.append(f"{rev}:{path}")
+        got.blobs.update(blobs(self.repo, [b for b in tree_blobs if b not in got.blobs]))
+        for expr in reads.listings:
+            rev, _, d = expr.partition(":")
+            d = d.strip("/")
+            entries = self._entries(rev, d, recursive=True)
+            if entries is None:
+                continue
+            got.listed.add(f"{rev}:{d}")
+            got.modes[f"{rev}:{d}" if d else f"{rev}:"] = "040000"
+            for path, mode, kind in entries:
+                depth = path.count("/") - (d.count("/") + 1 if d else 0) + 1
+                if depth > LISTING_DEPTH:
+                    continue
+                got.modes[f"{rev}:{path}"] = mode
+                if kind == "tree" and depth < LISTING_DEPTH:
+                    got.listed.add(f"{rev}:{path}")
+        if reads.probes:
+            out = subprocess.run(["git", "-C", str(self.repo), "cat-file", "--batch-check"],
+                                 input="".join(f"{p}\n" for p in reads.probes).encode(), capture_output=True).stdout
+            for p, line in zip(reads.probes, out.decode().splitlines(), strict=False):
+                got.present[p] = line.split()[1:2] == ["blob"]
+        return got
+
+    def _entries(self, rev: str, d: str, recursive: bool) -> list[tuple[str, str, str]] | None:
+        """(path, mode, type) under directory `d` at `rev` (one level, or every level); None when
+        `d` is not a directory there."""
+        if d and _git(self.repo, "cat-file", "-t", f"{rev}:{d}", check=False).strip() != b"tree":
+            return None
+        args = ["ls-tree", "-z", *(("-r", "-t") if recursive else ()), rev, "--", *((d + "/",) if d else ())]
+        out = []
+        for row in _git(self.repo, *args).split(b"\0"):
+            if not row:
+                continue
+            meta, _, name = row.partition(b"\t")
+            mode, kind, _ = meta.decode().split(" ", 2)
+            path = name.decode("utf-8", "surrogateescape")
+            if not d or path.startswith(d + "/"):  # `-t` also shows the trees leading down to `d`
+                out.append((path, mode, kind))
+        return out
 
 
 def config_at(repo: Path, rev: str) -> bytes | None:

@@ -17,5 +17,10 @@ def load_config(data: Mapping | None) -> tuple[EngineConfig, list[str]]:
     return _config.load_config(data, ALL_RULES)
 
 
+def load_repo_config(raw: bytes | None, path: str = _config.CONFIG_PATH) -> tuple[EngineConfig, list[str]]:
+    """The repository config file's bytes validated against the registered rules (see rules.config)."""
+    return _config.load_repo_config(raw, ALL_RULES, path)
+
+
 __all__ = ["ALL_RULES", "ChangeSet", "Check", "Document", "EngineConfig", "FileChange", "Finding", "Passed",
-           "Problem", "Report", "Severity", "Skipped", "load_config", "parse_yaml", "run"]
+           "Problem", "Report", "Severity", "Skipped", "load_config", "load_repo_config", "parse_yaml", "run"]

@@ -23,6 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from wcmatch import glob
 
+from rules.document import parse_yaml
 from rules.finding import Severity
 
 _GLOB_FLAGS = glob.GLOBSTAR | glob.DOTGLOB
@@ -297,3 +298,19 @@ def load_config(data: Mapping | None, rules: Sequence) -> tuple[EngineConfig, li
     if errors or repo is None:
         return EngineConfig(), errors
     return EngineConfig(repo, options), []
+
+
+CONFIG_PATH = ".github/recipe-review.yml"  # the per-repository config, read at the base revision
+
+
+def load_repo_config(raw: bytes | None, rules: Sequence, path: str = CONFIG_PATH) -> tuple[EngineConfig, list[str]]:
+    """The repository config file's bytes (None: there is none) validated against `rules`: (config,
+    errors). A file that does not parse gives the defaults and one error naming the file and line."""
+    if raw is None:
+        return load_config(None, rules)
+    doc = parse_yaml(path, raw)
+    if not doc.ok:
+        config, _ = load_config(None, rules)
+        return config, [f"{path} does not parse (line {doc.error.line or '?'}): {doc.error.message}"]
+    return load_config(doc.data, rules)
+

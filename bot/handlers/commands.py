@@ -12,10 +12,11 @@ import time
 
 from bot import commands, render, sweep
 from bot.github import GitHubError, GitHubPort, Snapshot
-from bot.handlers.review import CONFIG_PATH, ReviewJob, ReviewResult, fetch, ignores_of, load_repo_config
+from bot.handlers.review import CONFIG_PATH, ReviewJob, ReviewResult, fetch, ignores_of
 from bot.job_types import CommandJob
 from bot.job_types import ReviewJob as QueuedReview
 from bot.reconcile import plan_labels
+from rules import load_repo_config
 from rules.registry import by_code
 from rules.runner import doc_sections
 

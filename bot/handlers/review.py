@@ -18,32 +18,23 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import posixpath
 from dataclasses import dataclass, field
 
 from bot import diff, lifecycle, render, sweep
+from bot.gather import SnapshotReader, Stop, gather
 from bot.github import FileInfo, GitHubError, GitHubPort, Snapshot
 from bot.present import problem_key
 from bot.reconcile import InlineComment, PostedComment, ReviewPlan, ignores_from, plan_review
-from rules import load_config
 from rules.changelog.analysis import changelog_diffs
-from rules.changelog.changes import changelog_candidates
-from rules.changeset import ChangeSet, FileChange
-from rules.config import EngineConfig, Paths, RepoConfig, path_matches
+from rules.changeset import ChangeSet
+from rules.config import CONFIG_PATH, EngineConfig
 from rules.context import ReviewContext
-from rules.document import parse_yaml
 from rules.fix import has_fix
-from rules.policy import policy_paths
+from rules.inputs import Changed, Target
 from rules.runner import Report, run
-from rules.scripts.resolve import needed_paths, script_dirs
 
 log = logging.getLogger(__name__)
 
-CONFIG_PATH = ".github/recipe-review.yml"
-# Files whose contents a rule may read; every other changed file is reviewed by path and patch only.
-CONTENT_SUFFIXES = (".yaml", ".yml", ".sh")
-# Blob aliases per GraphQL query: keeps each response far from GitHub's size and time limits.
-BLOBS_PER_QUERY = 120
 REVIEW_ACTIONS = ("opened", "reopened", "synchronize", "ready_for_review")
 # Events that re-review a head without a push: a base change (`edited` with `changes.base`) and the
 # check's Re-run button (`check_run` / `check_suite` `rerequested`).
@@ -80,40 +71,6 @@ class ReviewResult:
     base_sha: str | None = None  # the base actually reviewed (the PR's current one when the payload's was unknown)
 
 
-def _context_dirs(paths: list[str], globs: tuple[str, ...]) -> set[str]:
-    """Directories where `**/<dir>/<file-glob>` files can live, next to the ancestors of changed paths."""
-    out = set()
-    for g in globs:
-        if not g.startswith("**/") or g.count("/") != 2:
-            continue
-        sub = g.split("/")[1]
-        for p in paths:
-            d = posixpath.dirname(p)
-            while True:
-                out.add(posixpath.join(d, sub) if d else sub)
-                if not d:
-                    break
-                d = posixpath.dirname(d)
-    return out
-
-
-def changelog_probes(merge_base: str, paths: list[str], globs) -> list[str] | None:
-    """"rev:path" of every place a changelog governing `paths` could sit at the merge base, or None
-    when the changelog globs cannot be probed (see `changelog_candidates`)."""
-    candidates = changelog_candidates(globs, paths)
-    return None if candidates is None else [f"{merge_base}:{c}" for c in candidates]
-
-
-def load_repo_config(raw: bytes | None, path: str = CONFIG_PATH) -> tuple[EngineConfig, list[str]]:
-    if raw is None:
-        return load_config(None)
-    doc = parse_yaml(path, raw)
-    if not doc.ok:
-        config, _ = load_config(None)
-        return config, [f"{path} does not parse (line {doc.error.line or '?'}): {doc.error.message}"]
-    return load_config(doc.data)
-
-
 def bot_comments(snap: Snapshot, bot_login: str) -> list[PostedComment]:
     """The bot's earlier inline findings, from the review threads (first comment carries the marker)."""
     me = bot_login.removesuffix("[bot]")
@@ -146,37 +103,6 @@ def _marked(snap: Snapshot, marker: str, bot_login: str):
         if c.author == me and marker in c.body:
             return c
     return None
-
-
-def build_changeset(job: ReviewJob, merge_base: str, files, snap: Snapshot, paths: Paths,
-                    extra: set[str] | frozenset[str] = frozenset()) -> ChangeSet:
-    changes = []
-    for f in files:
-        base = None if f.status == "added" else snap.blobs.get(f"{merge_base}:{f.previous_path or f.path}")
-        head = None if f.status == "removed" else snap.blobs.get(f"{job.head_sha}:{f.path}")
-        changes.append(FileChange(path=f.path, status=f.status if f.status in ("added", "modified", "removed",
-                                                                                "renamed") else "modified",
-                                  base=base, head=head, patch=f.patch,
-                                  previous_path=f.previous_path if f.status == "renamed" else None))
-    changed = {f.path for f in files}
-    context = {}
-    prefix = f"{job.head_sha}:"
-    wanted = (*paths.master_configs, *paths.runners, *paths.launchers)
-    for key, raw in snap.blobs.items():
-        if key.startswith(prefix) and raw is not None:
-            path = key[len(prefix):]
-            if path not in changed and (path in extra or path_matches(path, wanted)):
-                context[path] = raw
-    tree = {k[len(prefix):]: m for k, m in snap.modes.items() if k.startswith(prefix)}
-    listed = frozenset(k[len(prefix):] for k in snap.listed if k.startswith(prefix))
-    return ChangeSet(files=tuple(changes), pr_number=job.number, repo=job.repo, title=snap.pull.title,
-                     context=context, tree=tree, listed=listed)
-
-
-def _policy(snap: Snapshot, merge_base: str, probed: list[str]) -> dict:
-    """The ChangeSet fields of the written policy read at the merge base (rules/policy.py)."""
-    found = {p: snap.blobs[f"{merge_base}:{p}"] for p in probed if snap.blobs.get(f"{merge_base}:{p}") is not None}
-    return {"base_context": found, "base_probed": frozenset(probed)}
 
 
 @dataclass
@@ -220,7 +146,8 @@ def _compare(
 
 
 def fetch(port: GitHubPort, job: ReviewJob, drafts: bool = False) -> Fetched | ReviewResult:
-    """Read the PR at `job.head_sha` (compare + GraphQL); an ReviewResult when there is nothing to review.
+    """Read the PR at `job.head_sha` (compare + GraphQL, `bot.gather`); a ReviewResult when there is
+    nothing to review.
 
     A draft PR is read only when the repository reviews drafts, or `drafts` (a command) asks.
     """
@@ -228,82 +155,29 @@ def fetch(port: GitHubPort, job: ReviewJob, drafts: bool = False) -> Fetched | R
     if isinstance(compared, ReviewResult):
         return compared
     job, merge_base, files, base_time, tip_time = compared
-    config_path = job.config_path or CONFIG_PATH
-    changed_paths = [f.path for f in files]
-    file_blobs = []
-    for f in files:
-        if not f.path.endswith(CONTENT_SUFFIXES) and not (f.previous_path or "").endswith(CONTENT_SUFFIXES):
-            continue  # no rule reads it (docs, Python, …): its path and patch are enough
-        if f.status != "added":
-            file_blobs.append(f"{merge_base}:{f.previous_path or f.path}")
-        if f.status != "removed":
-            file_blobs.append(f"{job.head_sha}:{f.path}")
-    defaults = Paths()
-    # The written policy at the merge base (rules/policy.py), in the same first query: a few
-    # `object(expression:)` lookups that answer null where a file does not exist.
-    probed = policy_paths(changed_paths + [f.previous_path for f in files if f.previous_path],
-                          EngineConfig(RepoConfig(paths=defaults)))
-    policy_blobs = [f"{merge_base}:{p}" for p in probed]
-    # The first query carries the config file (it decides what else is read) and the PR state.
-    room = BLOBS_PER_QUERY - 1 - len(policy_blobs)
-    blobs = [*file_blobs[:room], *policy_blobs, f"{job.base_sha}:{config_path}"]
-    more_blobs = file_blobs[room:]
-    trees = sorted(f"{job.head_sha}:{d}" for d in _context_dirs(
-        changed_paths, (*defaults.master_configs, *defaults.runners)))
-    # Script reviews (a script, launcher, master config or runners.yaml changed): the launchers
-    # with their text and file modes, and a listing of `benchmarks/` (names and modes), in the
-    # same query; what the resolution then needs comes in one more read (`needed_paths`).
-    dirs = script_dirs(changed_paths + [f.previous_path for f in files if f.previous_path],
-                       EngineConfig(RepoConfig(paths=defaults)))
-    trees += sorted(f"{job.head_sha}:{d}" for d in dirs if d.endswith("runners") and f"{job.head_sha}:{d}" not in trees)
-    listings = sorted(f"{job.head_sha}:{d}" for d in dirs if d.endswith("benchmarks"))
-    all_paths = sorted({p for f in files for p in (f.path, f.previous_path) if p})
-    probes = changelog_probes(merge_base, all_paths, defaults.changelog)
-    snap = port.snapshot(job.repo, job.number, blobs, trees, job.head_sha, probes or [], listings=listings)
-    for i in range(0, len(more_blobs), BLOBS_PER_QUERY):  # a PR with hundreds of files
-        more = port.snapshot(job.repo, job.number, more_blobs[i:i + BLOBS_PER_QUERY], [])
-        snap.blobs.update(more.blobs)
-        snap.truncated.update(more.truncated)
-    pull = snap.pull
-    if pull.state != "open":
-        return ReviewResult("skipped", f"PR is {pull.state}")
-    if pull.head_sha != job.head_sha:
-        return ReviewResult("dropped", f"head moved to {pull.head_sha[:7]}", followup=(pull.head_sha, pull.base_sha))
-    config, config_errors = load_repo_config(snap.blobs.get(f"{job.base_sha}:{config_path}"), config_path)
-    if pull.draft and not (config.repo.review_drafts or drafts):
-        return ReviewResult("skipped", "draft PR")
-    extra_trees = sorted(f"{job.head_sha}:{d}" for d in _context_dirs(
-        changed_paths, (*config.paths.master_configs, *config.paths.runners))
-        if f"{job.head_sha}:{d}" not in trees)
-    probes = changelog_probes(merge_base, all_paths, config.paths.changelog)
-    extra_probes = [p for p in probes or () if p not in snap.present]
-    if extra_trees or extra_probes:  # the repository moved its master configs or changelog: one more read
-        more = port.snapshot(job.repo, job.number, [], extra_trees, probes=extra_probes)
-        snap.blobs.update(more.blobs)
-        snap.truncated.update(more.truncated)
-        snap.present.update(more.present)
-    for key, oid in snap.truncated.items():
-        snap.blobs[key] = port.blob(job.repo, oid)
-    changeset = dataclasses.replace(build_changeset(job, merge_base, files, snap, config.paths), base_time=base_time,
-                                    base_tip_time=tip_time, **_policy(snap, merge_base, probed))
-    if probes is not None:  # which changelogs the base has: none means no entry can be required
-        changeset = dataclasses.replace(changeset, base_changelogs=tuple(
-            p.partition(":")[2] for p in probes if snap.present.get(p)))
-    if listings:
-        needed = sorted(needed_paths(ReviewContext(changeset, config)))
-        for i in range(0, len(needed), BLOBS_PER_QUERY):
-            more = port.snapshot(
-                job.repo, job.number, [f"{job.head_sha}:{p}" for p in needed[i : i + BLOBS_PER_QUERY]], []
-            )
-            snap.blobs.update(more.blobs)
-            for key, oid in more.truncated.items():
-                snap.blobs[key] = port.blob(job.repo, oid)
-        if needed:
-            changeset = dataclasses.replace(
-                build_changeset(job, merge_base, files, snap, config.paths, extra=set(needed)),
-                base_changelogs=changeset.base_changelogs, base_time=base_time, base_tip_time=tip_time,
-                **_policy(snap, merge_base, probed))
-    return Fetched(snap, files, merge_base, changeset, config, config_errors, job)
+    target = Target(head=job.head_sha, merge_base=merge_base, base=job.base_sha,
+                    files=tuple(Changed(f.path, f.status, f.patch, f.previous_path) for f in files),
+                    config_path=job.config_path or CONFIG_PATH, repo=job.repo, number=job.number,
+                    base_time=base_time, base_tip_time=tip_time)
+    reader = SnapshotReader(port, job.repo, job.number, job.head_sha)
+
+    def checkpoint(config: EngineConfig) -> None:
+        pull = reader.snap.pull
+        if pull.state != "open":
+            raise Stop(ReviewResult("skipped", f"PR is {pull.state}"))
+        if pull.head_sha != job.head_sha:
+            raise Stop(ReviewResult("dropped", f"head moved to {pull.head_sha[:7]}",
+                                    followup=(pull.head_sha, pull.base_sha)))
+        if pull.draft and not (config.repo.review_drafts or drafts):
+            raise Stop(ReviewResult("skipped", "draft PR"))
+
+    try:
+        got = gather(reader, dataclasses.replace(target, title=None), checkpoint)
+    except Stop as stop:
+        return stop.result
+    snap = reader.snap
+    changeset = dataclasses.replace(got.changeset, title=snap.pull.title)
+    return Fetched(snap, files, merge_base, changeset, got.config, got.config_errors, job)
 
 
 def review(port: GitHubPort, job: ReviewJob, bot_login: str, dry_run: bool = False) -> ReviewResult:

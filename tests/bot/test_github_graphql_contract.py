@@ -50,7 +50,7 @@ def documents():
 
 
 def github_blobs_per_query() -> int:
-    from bot.handlers.review import BLOBS_PER_QUERY
+    from bot.gather import BLOBS_PER_QUERY
 
     return BLOBS_PER_QUERY
 

@@ -23,8 +23,7 @@ from pathlib import Path
 
 import yaml
 
-from bot.cli import _load_repo_config
-from bot.localgit import changeset_from_git, config_at
+from bot.localgit import gather_from_git
 from rules.changeset import ChangeSet
 from rules.registry import ALL_RULES
 from rules.runner import Report, run
@@ -115,10 +114,10 @@ def changeset(case: Case) -> tuple[ChangeSet, object]:
         _commit(repo, case.path / "base", "base", when)
         _git(repo, "checkout", "-q", "-b", "pr")
         _commit(repo, case.path / "head", "head", when)
-        config, errors = _load_repo_config(config_at(repo, "main"))
-        if errors:
-            raise ValueError(f"{case.label}: {errors}")
-        cs = changeset_from_git(repo, "main", "pr", number, paths=config.paths, config=config)
+        got = gather_from_git(repo, "main", "pr", number)
+        if got.config_errors:
+            raise ValueError(f"{case.label}: {got.config_errors}")
+        cs, config = got.changeset, got.config
     names = {f.name for f in dataclasses.fields(ChangeSet)}
     extra = {k: v for k, v in (("title", meta.get("title")), ("body", meta.get("body")),
                                ("created_at", meta.get("created_at")), ("author", meta.get("author")))
