@@ -186,7 +186,7 @@ def check_bytes(base: bytes, head: bytes, out: bytes, number: int) -> list[str]:
     if got != wanted:
         problems.append(
             f"appended {len(got)} block(s), head has {len(wanted)} new block(s) "
-            f"(first difference at #{next((k for k, (x, y) in enumerate(zip(got, wanted)) if x != y), min(len(got), len(wanted)))})"
+            f"(first difference at #{next((k for k, (x, y) in enumerate(zip(got, wanted, strict=False)) if x != y), min(len(got), len(wanted)))})"
         )
     return problems
 

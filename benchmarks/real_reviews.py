@@ -600,7 +600,7 @@ def existing_commits(repo: Path, commits: Iterable[str]) -> set[str]:
     if not commits:
         return set()
     out = _git(repo, "cat-file", "--batch-check", input="".join(f"{c}^{{commit}}\n" for c in commits).encode())
-    return {c for c, line in zip(commits, out.decode().splitlines()) if not line.endswith(" missing")}
+    return {c for c, line in zip(commits, out.decode().splitlines(), strict=False) if not line.endswith(" missing")}
 
 
 def path_variants(path: str) -> list[str]:
@@ -614,7 +614,7 @@ def present_paths(repo: Path, queries: Iterable[tuple[str, str]]) -> set[tuple[s
     if not asks:
         return set()
     out = _git(repo, "cat-file", "--batch-check", input="".join(f"{c}:{v}\n" for c, v in asks).encode())
-    return {(c, norm_path(v)) for (c, v), line in zip(asks, out.decode().splitlines()) if not line.endswith(" missing")}
+    return {(c, norm_path(v)) for (c, v), line in zip(asks, out.decode().splitlines(), strict=False) if not line.endswith(" missing")}
 
 
 def file_texts(repo: Path, queries: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[str]]:
@@ -863,7 +863,7 @@ def evaluate(bundle: Path | None = None, repo: Path | None = None, findings_path
     rows = score_all(chosen, states, present, table, registered, text=text, added=add)
     judged, stale, superseded = load_judged(JUDGED, all_findings)
     index_of = {id(f): i for i, f in enumerate(all_findings)}
-    for r, f in zip(rows, chosen):
+    for r, f in zip(rows, chosen, strict=False):
         j = judged.get(index_of[id(f)])
         if j is not None:
             r["judged"] = j["class"]

@@ -609,7 +609,7 @@ def _merge_failures(d: ChangelogDiff, number: int | None, conv: Conventions) -> 
             fail("corrections-raw", "pr-link corrections may not add or delete lines")
         else:
             changed = 0
-            for n, (x, y) in enumerate(zip(bl, hl), start=1):
+            for n, (x, y) in enumerate(zip(bl, hl, strict=True), start=1):
                 if x == y:
                     continue
                 changed += 1
