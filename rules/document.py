@@ -187,7 +187,7 @@ def _fast_yaml() -> YAML:
 
 
 _FLOW_TOKENS = re.compile(r"[\[\]{}'\"\n#]")
-_DEEP_INDENT = re.compile(r"^ {%d,}\S" % (MAX_INDENT + 1), re.M)
+_DEEP_INDENT = re.compile(rf"^ {{{MAX_INDENT + 1},}}\S", re.M)
 
 
 def nesting_error(text: str) -> YamlError | None:

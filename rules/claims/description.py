@@ -332,7 +332,7 @@ def search_space_findings(
         chain = _arm_chain(text, since, m.start())
         seq = _seq_before(text, m.start(), since)
         groups: dict[str, list[int]] = {}
-        for k, sc, isl, osl, row in rows:
+        for k, _sc, isl, osl, row in rows:
             tp, ep, dpa = _row_tp(row)
             if chain and not _chain_matches(chain, row):
                 continue

@@ -423,7 +423,7 @@ def pr_run_matrix_failures(ctx, diff) -> list[tuple[str, str, int | None]]:
         e = errs[0]
         out.append(("master-schema", f"Master config entry '{info.key}' failed validation: {e.where}: {e.message}",
                     None))
-    for path, message, _ in file_set_failures(ctx):
+    for _path, message, _ in file_set_failures(ctx):
         out.append(("master-schema", message, None))
     for ej in entry_jobs(ctx, diff):
         for item in ej.unresolved:

@@ -260,7 +260,7 @@ def _points(ctx: ReviewContext, key: str, ki: KeyInfo) -> list[LaunchPoint]:
                     concs = [concs[0], concs[-1]]
                 line = _entry_line(ki, lines, n_entry)
                 for conc in concs:
-                    for prefix, node in sorted(by_prefix.items()):
+                    for _prefix, node in sorted(by_prefix.items()):
                         v = dict(vals, conc=conc, node=node, runner=runner)
                         env = {}
                         for name, tmpl in cfg.point_env.items():

@@ -162,7 +162,7 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
         line, end = engine_statement(ctx, f.path)
         names = ", ".join(f"{kind} `{spelled.get(name, name)}` ({len(who)}/{n})" for _, kind, name, who, n in missing)
         evidence = [f"siblings: {tier}"]
-        for _, kind, name, who, n in missing:
+        for _, _kind, name, who, _n in missing:
             evidence.append(
                 f"`{spelled.get(name, name)}` is set by "
                 + ", ".join(f"`{p.rsplit('/', 1)[-1]}`" for p in who[:4])

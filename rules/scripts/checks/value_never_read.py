@@ -170,7 +170,7 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Skippe
             old_line = script.lines[fline - 1]
             wanted = f'"${a.name}"'
             new_line = re.sub(r"(" + re.escape(_flag_for(a.name)) + r"(?:\s+|=))" + re.escape(value),
-                              lambda m: m.group(1) + wanted, old_line, count=1)
+                              lambda m, wanted=wanted: m.group(1) + wanted, old_line, count=1)
             yield Problem(f.path, fline,
                           f"`{_flag_for(a.name)} {value}` ignores `{a.name}`, which line {a.line} sets and nothing "
                           "reads afterwards",
