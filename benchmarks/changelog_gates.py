@@ -299,7 +299,7 @@ def load_cache(path: Path) -> dict:
         return {}
 
 
-def main(argv=None) -> int:
+def main(argv=None) -> int:  # noqa: C901 (the CLI driver: arguments, the parallel replay, then the report)
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repo", help="a mirror clone of the bundle (default: cloned once into the temp directory)")
     ap.add_argument("--limit", type=int)

@@ -364,7 +364,7 @@ def stage_of(message: str) -> str:
     return "the changelog diff"
 
 
-def report(outcomes: list[dict], touched: int, times: list[float], validated: bool) -> None:
+def report(outcomes: list[dict], touched: int, times: list[float], validated: bool) -> None:  # noqa: C901 (one branch per figure and per kind of failure it prints)
     fixed = [o for o in outcomes if not o["refused"]]
     refused = [o for o in outcomes if o["refused"]]
     code_counts = Counter(c for o in outcomes for c in o["codes"])

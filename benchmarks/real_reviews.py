@@ -926,7 +926,7 @@ def _line(name: str, fig: dict, width: int) -> str:
             f"missed {s['missed']:>3}  n/e {s['not_evaluable']:>3}   upper {_pct(u)}")
 
 
-def print_report(rep: dict, examples: int = 3, out=sys.stdout) -> None:
+def print_report(rep: dict, examples: int = 3, out=sys.stdout) -> None:  # noqa: C901 (one loop per section of the printed report)
     p = lambda *a: print(*a, file=out)  # noqa: E731
     m = rep["meta"]
     p(f"real reviews: {m['reviewed_commits']} reviewed commits, {m['pairs']} (PR, commit) reviews "

@@ -268,7 +268,7 @@ def active_lines(script, lines: set[int], inert: dict[str, set[str]], first: boo
     return out
 
 
-def command_lines(script) -> tuple[set[int], str | None]:
+def command_lines(script) -> tuple[set[int], str | None]:  # noqa: C901 (seeds, then a fixpoint over assignments, conditions and references)
     """Lines of a script that build or run the serving engine's or the benchmark client's command.
 
     Seeds are the statements whose code names an engine or client start (`_starts`), not as the

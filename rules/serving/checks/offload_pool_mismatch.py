@@ -54,7 +54,7 @@ ENFORCES = ("E19",)
 PER_RANK, TOTAL = "cpu_bytes_to_use_per_rank", "cpu_bytes_to_use"
 
 
-def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
+def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:  # noqa: C901 (per point and role pool checks, then grouped findings, passes and skips)
     for path, bps in changed_settings(ctx):
         bad, good, skipped = Once(), Once(), Once()
         for bp in bps:
