@@ -786,7 +786,8 @@ def note(ctx, d: ChangelogDiff, pr_run: tuple[str, ...] = (), merge: tuple[str, 
             None,
             unproven=(
                 f"neither gate rejects this at {label}, and the base's written guidance "
-                f"does not state the contract ({contract.removeprefix('the documented contract ').strip('()') or written})"
+                "does not state the contract "
+                f"({contract.removeprefix('the documented contract ').strip('()') or written})"
             ),
         )
     if st:

@@ -120,7 +120,8 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
             yield Problem(
                 path,
                 anchor(ctx, path, env.line),
-                f"`{bp.name}`: {DRAM_ENV} is `{have}`, but dram-utilization {mb.util} of `{mb.key}` resolves to {mb.expect}.",
+                f"`{bp.name}`: {DRAM_ENV} is `{have}`, but dram-utilization {mb.util} of `{mb.key}` resolves "
+                f"to {mb.expect}.",
                 fix=(
                     f"Set {DRAM_ENV} to {mb.expect}, or set dram-utilization in {mb.path}:{mb.line} so it resolves "
                     f"to {have} (about {float(Fraction(have) / mb.share):.4f})."

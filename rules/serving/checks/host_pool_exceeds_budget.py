@@ -108,7 +108,8 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
                                 w,
                                 lines + (bp.total_cpu_dram_gb.line,),
                                 msg,
-                                f"Size the pools from the budget: at most {fmt(per)} B ({fmt(Fraction(per, GB))} GB) per rank "
+                                f"Size the pools from the budget: at most {fmt(per)} B "
+                                f"({fmt(Fraction(per, GB))} GB) per rank "
                                 f"for {nps[0].ranks} ranks on the node.",
                             ),
                         )
