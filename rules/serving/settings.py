@@ -88,7 +88,9 @@ class Setting:
         version: `versioned` says which version it was taken for)."""
         if self.default is not None:
             return self.default.behaviour
-        return f"`{self.name}` {fmt(self.value) if isinstance(self.value, (int, float)) and not isinstance(self.value, bool) else self.value}"
+        shown = (fmt(self.value) if isinstance(self.value, (int, float)) and not isinstance(self.value, bool)
+                 else self.value)
+        return f"`{self.name}` {shown}"
 
     @property
     def versioned(self) -> str:

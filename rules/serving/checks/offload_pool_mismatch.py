@@ -126,7 +126,8 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                                  tuple(steps) + (f"{DRAM_ENV} = {a.budget} (line {a.budget_line})",)))
                         continue
                     target = a.agreed if a.agreed is not None else a.budget
-                    msg = f"the offload pool on a node is {fmt(np.bytes)} B = {fmt(np.gb)} GB, but {DRAM_ENV} is `{a.budget}`"
+                    msg = (f"the offload pool on a node is {fmt(np.bytes)} B = {fmt(np.gb)} GB, "
+                           f"but {DRAM_ENV} is `{a.budget}`")
                     new_per = target * GB // np.ranks
                     if pool.kind == "lmcache":
                         new_size = fmt(Fraction(target * GB, np.ranks * 2**30))

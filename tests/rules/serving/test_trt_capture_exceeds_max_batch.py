@@ -73,7 +73,7 @@ trtllm-serve "$MODEL" --port "$PORT" --tp_size "$TP" --max_batch_size "$CONC" --
 wait_for_server_ready
 run_benchmark_serving --model "$MODEL" --port "$PORT" --input-len "$ISL" --output-len "$OSL" \\
     --max-concurrency "$CONC" --num-prompts $((CONC * 10))
-"""
+"""  # noqa: E501 (a script line that must stay one command)
 
 
 def _script_review(concs: str):
