@@ -29,9 +29,10 @@ the file the reviewer read, which is not always the recorded commit's (a later p
 The comment sits on the last line of its diff `hunk`; when that line's text is not on the
 reviewer's line at the commit but occurs exactly once in the file there, that occurrence is the
 anchor (the row says `anchor: hunk line at N (reviewer line M)`); a comment on an added line
-(`+` in its hunk) whose text occurs more than once is looked for among the lines the PR adds. A reviewer line past the end of
-the file with no such occurrence is no anchor at all: the finding is scored as one without a line
-(file and category), and its row says `anchor: beyond end of file (N lines)`.
+(`+` in its hunk) whose text occurs more than once is looked for among the lines the PR adds. A
+reviewer line past the end of the file with no such occurrence is no anchor at all: the finding is
+scored as one without a line (file and category), and its row says `anchor: beyond end of file (N
+lines)`.
 
 Strict recall = caught / evaluable (reviewed_commit only); the upper bound takes the best result
 over reviewed_commit and same_day_commits. The other direction lists every blocking finding of
@@ -749,8 +750,8 @@ def base_at(repo: str, commit: str, pr: int | None = None) -> str:
 
 def review(repo: str, commit: str, pr: int) -> dict:
     """What `recipe-review check --repo REPO --base $(base_at REPO COMMIT PR) --head COMMIT --pr-number PR
-    --title TITLE --format json` prints (TITLE: the recorded PR title), minus `checks` (not scored): {"findings": [...]} (+ "config_errors"),
-    or {"error": message} when the review could not run."""
+    --title TITLE --format json` prints (TITLE: the recorded PR title), minus `checks` (not scored):
+    {"findings": [...]} (+ "config_errors"), or {"error": message} when the review could not run."""
     from bot.cli import _load_repo_config
     from bot.localgit import changeset_from_git, config_at
     from rules.runner import run

@@ -18,10 +18,11 @@ states `TOTAL_CPU_DRAM_GB` must state that number. The master row is the one who
 `CONFIG_FILE=` / `srt-recipe` names the recipe.
 
 When the recipe's pool, an `N GB` comment and the two budgets disagree, the finding goes on the
-value the others outvote (with no majority, on the one the PR changed when it changed only one): a stated `TOTAL_CPU_DRAM_GB` out of line with the pool and the master
-gets the comment on its own line, with a suggestion; a `dram-utilization` out of line with the
-pool and the budget gets it on the master row (when the PR changes that file) or on the budget
-line naming the row. A pool out of line is `offload-pool-mismatch`'s.
+value the others outvote (with no majority, on the one the PR changed when it changed only one): a
+stated `TOTAL_CPU_DRAM_GB` out of line with the pool and the master gets the comment on its own
+line, with a suggestion; a `dram-utilization` out of line with the pool and the budget gets it on
+the master row (when the PR changes that file) or on the budget line naming the row. A pool out of
+line is `offload-pool-mismatch`'s.
 
 ## Example
     # master: dram-utilization: 0.2994, runner: cluster:mi355x-amds (≈ 3,000 GB)
