@@ -119,7 +119,7 @@ def main(argv=None) -> int:
                        pr_number=99999, repo=REPO)
         report = run(cs, rules=RULES)
         codes = sorted(f.code for f in report.findings)
-        xs = _time(lambda: run(cs, rules=RULES), args.runs)
+        xs = _time(lambda cs=cs: run(cs, rules=RULES), args.runs)
         print(f"{label}:")
         print(f"  all changelog rules   median {statistics.median(xs):7.1f} ms   p95 {_p95(xs):7.1f} ms   "
               f"findings {codes}")

@@ -47,7 +47,8 @@ def recipe(points: int = 10) -> str:
                 "      args:",
                 f"        max-num-seqs: {mns}",
                 "        max-num-batched-tokens: 8192",
-                '        compilation-config: \'{"cudagraph_mode":"FULL_AND_PIECEWISE","max_cudagraph_capture_size":8192,'
+                '        compilation-config: '
+                '\'{"cudagraph_mode":"FULL_AND_PIECEWISE","max_cudagraph_capture_size":8192,'
                 f'"cudagraph_capture_sizes":[{",".join(map(str, sizes))}]}}\'',
                 f'        speculative-config: \'{{"method":"mtp","num_speculative_tokens":{k}}}\'',
                 '        kv-transfer-config: \'{"kv_connector":"SimpleCPUOffloadConnector","kv_role":"kv_both",'

@@ -299,7 +299,7 @@ def load_cache(path: Path) -> dict:
         return {}
 
 
-def main(argv=None) -> int:
+def main(argv=None) -> int:  # noqa: C901 (the CLI driver: arguments, the parallel replay, then the report)
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repo", help="a mirror clone of the bundle (default: cloned once into the temp directory)")
     ap.add_argument("--limit", type=int)
@@ -400,7 +400,8 @@ def main(argv=None) -> int:
     times = sorted(o.bot_ms for o in outcomes)
     if times:
         print(
-            f"  bot time per PR: median {times[len(times) // 2]:.0f} ms, p95 {times[int(len(times) * 0.95) - 1]:.0f} ms, "
+            f"  bot time per PR: median {times[len(times) // 2]:.0f} ms, p95 "
+            f"{times[int(len(times) * 0.95) - 1]:.0f} ms, "
             f"max {times[-1]:.0f} ms; rule crashes: {sum(o.crashed for o in outcomes)}"
         )
     print(f"  schema drift (PR-run rejects a master key the PR did not change): {len(drift)} PRs: "

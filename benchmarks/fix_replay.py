@@ -184,9 +184,10 @@ def check_bytes(base: bytes, head: bytes, out: bytes, number: int) -> list[str]:
         wanted.append(_norm(b))
     got = [_norm(a) for a in appended]
     if got != wanted:
+        first = next((k for k, (x, y) in enumerate(zip(got, wanted, strict=False)) if x != y),
+                     min(len(got), len(wanted)))
         problems.append(
-            f"appended {len(got)} block(s), head has {len(wanted)} new block(s) "
-            f"(first difference at #{next((k for k, (x, y) in enumerate(zip(got, wanted)) if x != y), min(len(got), len(wanted)))})"
+            f"appended {len(got)} block(s), head has {len(wanted)} new block(s) (first difference at #{first})"
         )
     return problems
 
@@ -364,7 +365,7 @@ def stage_of(message: str) -> str:
     return "the changelog diff"
 
 
-def report(outcomes: list[dict], touched: int, times: list[float], validated: bool) -> None:
+def report(outcomes: list[dict], touched: int, times: list[float], validated: bool) -> None:  # noqa: C901 (one branch per figure and per kind of failure it prints)
     fixed = [o for o in outcomes if not o["refused"]]
     refused = [o for o in outcomes if o["refused"]]
     code_counts = Counter(c for o in outcomes for c in o["codes"])
@@ -378,7 +379,8 @@ def report(outcomes: list[dict], touched: int, times: list[float], validated: bo
     content_new = [o for o in fixed if set(o.get("content_after", ())) - set(o.get("content_before", ()))]
     content = Counter(c for o in fixed for c in o.get("content_after", ()))
     print(
-        f"  blocking content findings after the fix ({', '.join(f'{c} {n}' for c, n in sorted(content.items())) or 'none'}); "
+        "  blocking content findings after the fix "
+        f"({', '.join(f'{c} {n}' for c, n in sorted(content.items())) or 'none'}); "
         f"added by the fix: {len(content_new)}"
     )
     g_pr = [o for o in fixed if not o.get("gates", {}).get("pr_run")]

@@ -14,8 +14,9 @@ Then, per rule:
 
 - **findings** on the bundle (blocking or nit, as the rule is now), and the distinct PRs they are on;
 - **PRs blocked** (blocking rules): PR heads with at least one finding of the rule;
-- **a sample**: up to `--per-rule` distinct PRs (10 for a blocking rule, 5 for a nit: `PER_SEVERITY`), drawn with a fixed seed (`--seed`, default
-  4867) from the PRs the rule fires on, and one finding of each drawn PR (also drawn with the seed).
+- **a sample**: up to `--per-rule` distinct PRs (10 for a blocking rule, 5 for a nit: `PER_SEVERITY`),
+  drawn with a fixed seed (`--seed`, default 4867) from the PRs the rule fires on, and one finding of
+  each drawn PR (also drawn with the seed).
   The smaller sample is the first PRs of the same 10-PR draw; the rest of that draw counts too
   where it is judged already (a rule demoted after judging keeps its evidence);
   A PR's head is preferred to its reviewed commits; the same finding (fingerprint) on several

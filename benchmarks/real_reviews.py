@@ -29,9 +29,10 @@ the file the reviewer read, which is not always the recorded commit's (a later p
 The comment sits on the last line of its diff `hunk`; when that line's text is not on the
 reviewer's line at the commit but occurs exactly once in the file there, that occurrence is the
 anchor (the row says `anchor: hunk line at N (reviewer line M)`); a comment on an added line
-(`+` in its hunk) whose text occurs more than once is looked for among the lines the PR adds. A reviewer line past the end of
-the file with no such occurrence is no anchor at all: the finding is scored as one without a line
-(file and category), and its row says `anchor: beyond end of file (N lines)`.
+(`+` in its hunk) whose text occurs more than once is looked for among the lines the PR adds. A
+reviewer line past the end of the file with no such occurrence is no anchor at all: the finding is
+scored as one without a line (file and category), and its row says `anchor: beyond end of file (N
+lines)`.
 
 Strict recall = caught / evaluable (reviewed_commit only); the upper bound takes the best result
 over reviewed_commit and same_day_commits. The other direction lists every blocking finding of
@@ -112,7 +113,8 @@ CATEGORY_RULES: dict[str, Row] = {
     # perf-changelog.yaml
     "pr_link_placeholder": Row(
         ("RR004", "RR005", "RR026"),
-        "RR005 flags the `XXX` placeholder, RR004 every other non-canonical pr-link (TBD, TODO, xxxx); RR026 where no gate or written rule of the time forbade it",
+        "RR005 flags the `XXX` placeholder, RR004 every other non-canonical pr-link (TBD, TODO, xxxx); RR026 where no "
+        "gate or written rule of the time forbade it",
     ),
     "pr_link_wrong": Row(
         ("RR004", "RR026"),
@@ -120,7 +122,8 @@ CATEGORY_RULES: dict[str, Row] = {
     ),
     "pr_link_malformed": Row(
         ("RR004", "RR026"),
-        "a pr-link without a PR number is not the canonical link (the merge path rejects it; RR026 before the merge path)",
+        "a pr-link without a PR number is not the canonical link (the merge path rejects it; RR026 before the "
+        "merge path)",
     ),
     "pr_link_missing": Row(
         ("RR003", "RR004"), "a missing pr-link key breaks the entry schema and is not the canonical link"
@@ -135,11 +138,13 @@ CATEGORY_RULES: dict[str, Row] = {
     ),
     "changelog_separator": Row(
         ("RR007", "RR002", "RR016", "RR026"),
-        "irregular separators around new entries (RR007, rejected at merge), re-spaced historical bytes incl. the end of base (RR002), whitespace-only lines in new text (RR016)",
+        "irregular separators around new entries (RR007, rejected at merge), re-spaced historical bytes incl. the end "
+        "of base (RR002), whitespace-only lines in new text (RR016)",
     ),
     "file_trailing_newline": Row(
         ("RR006", "RR015", "RR026"),
-        "the changelog's final newline is part of the byte format (RR006); a base without one breaks every append (RR015)",
+        "the changelog's final newline is part of the byte format (RR006); a base without one breaks every "
+        "append (RR015)",
     ),
     "changelog_missing": Row(("RR009",), "a PR that changes configs, recipes or scripts without a changelog entry"),
     "changelog_keys_incomplete": Row(
@@ -160,22 +165,26 @@ CATEGORY_RULES: dict[str, Row] = {
     ),
     "changelog_flag_wrong": Row(
         ("RR021", "RR022", "RR023"),
-        "evals-only/all-evals on keys whose throughput changes (RR021); an entry whose flags leave no job (RR022); an entry that only speaks of evals without evals-only (RR023)",
+        "evals-only/all-evals on keys whose throughput changes (RR021); an entry whose flags leave no job (RR022); an "
+        "entry that only speaks of evals without evals-only (RR023)",
     ),
     "changelog_description_incomplete": Row(
         ("RR256",), "a changed image or engine flag that no description item mentions"
     ),
     "changelog_claim_wrong": Row(
         ("RR251", "RR252", "RR253", "RR254", "RR255"),
-        "description claims vs the diff: values (RR251), versions (RR252), search space and arms (RR253), more/fewer configs (RR254), runner names (RR255)",
+        "description claims vs the diff: values (RR251), versions (RR252), search space and arms (RR253), more/fewer "
+        "configs (RR254), runner names (RR255)",
     ),
     "numeric_claim_wrong": Row(
         ("RR250", "RR251", "RR252", "RR253"),
-        "a numeric claim (arithmetic, value, version transition, concurrency range) in a comment or description that is wrong",
+        "a numeric claim (arithmetic, value, version transition, concurrency range) in a comment or description "
+        "that is wrong",
     ),
     "stale_comment": Row(
         ("RR251", "RR421", "RR108"),
-        "a comment whose numeric claim disagrees with the value it describes (RR251 in YAML, RR421 a script comment on a flag the PR changes), or calls a master key identical to one it no longer matches (RR108)",
+        "a comment whose numeric claim disagrees with the value it describes (RR251 in YAML, RR421 a script comment on "
+        "a flag the PR changes), or calls a master key identical to one it no longer matches (RR108)",
     ),
     # master configs
     "image_unpinned": Row(
@@ -184,48 +193,58 @@ CATEGORY_RULES: dict[str, Row] = {
     "yaml_duplicate_key": Row(("RR012",), "duplicate mapping keys are parse errors"),
     "search_space": Row(
         ("RR104", "RR106", "RR107"),
-        "search-space shape the schema rejects (RR104, e.g. rows indented out of `search-space`), duplicate rows (RR106), a range narrowed to one point (RR107)",
+        "search-space shape the schema rejects (RR104, e.g. rows indented out of `search-space`), duplicate rows "
+        "(RR106), a range narrowed to one point (RR107)",
     ),
     "search_space_duplicate": Row(("RR106",), "rows with the same topology and overlapping concurrencies"),
     "conc_list_recipe_mismatch": Row((), "no rule compares master conc-list with a recipe's concurrencies"),
     "config_script_missing": Row(
         ("RR401", "RR417"),
-        "a key whose launcher (interpreted) runs a benchmark script that does not exist (RR401) or another framework's script (RR417)",
+        "a key whose launcher (interpreted) runs a benchmark script that does not exist (RR401) or another "
+        "framework's script (RR417)",
     ),
     "recipe_selector_missing": Row((), "no rule checks CONFIG_FILE selectors against the matrix"),
     "parallelism_label_mismatch": Row(
         ("RR303", "RR215", "RR216"),
-        "a master-config label (dp-attn, ep) that the engine does not run: a hard-coded expert-parallel flag (RR303), DP attention not enabled (RR215), another expert-parallel size (RR216)",
+        "a master-config label (dp-attn, ep) that the engine does not run: a hard-coded expert-parallel flag (RR303), "
+        "DP attention not enabled (RR215), another expert-parallel size (RR216)",
     ),
     # recipes
     "recipe_container_mismatch": Row(("RR304",), "a multi-node recipe's model.container differs from the master image"),
     "gpu_count_parallelism": Row(("RR207",), "a role's GPU count differs from the product of its parallelism"),
     "disagg_node_count": Row(
         ("RR217", "RR223", "RR218"),
-        "nodes × GPUs per node that do not fit workers × GPUs per worker (too few: RR217; idle nodes: RR223), or an NpMd name that is not the worker layout (RR218)",
+        "nodes × GPUs per node that do not fit workers × GPUs per worker (too few: RR217; idle nodes: RR223), or an "
+        "NpMd name that is not the worker layout (RR218)",
     ),
     "dram_budget": Row(
         ("RR205", "RR206", "RR219"),
-        "offload pool bytes vs TOTAL_CPU_DRAM_GB (RR205) or vs dram-utilization (RR206); any host pool above the node's budget or host DRAM (RR219)",
+        "offload pool bytes vs TOTAL_CPU_DRAM_GB (RR205) or vs dram-utilization (RR206); any host pool above the "
+        "node's budget or host DRAM (RR219)",
     ),
     "offload_pool_arithmetic": Row(
         ("RR205", "RR219"),
-        "per-rank × ranks vs the pool total and the budget (RR205); pools of every type × ranks on a node vs budget and host (RR219)",
+        "per-rank × ranks vs the pool total and the budget (RR205); pools of every type × ranks on a node vs budget "
+        "and host (RR219)",
     ),
     "capture_size_vs_conc": Row(
         ("RR202", "RR204", "RR212", "RR213", "RR418"),
-        "capture sizes vs the decode range max-num-seqs × (k + 1) (RR202, RR204); the capture cap (explicit, RR212, or the engine default, RR213) below the per-rank decode batch at the point's concurrency; a cap the script computes but never passes (RR418)",
+        "capture sizes vs the decode range max-num-seqs × (k + 1) (RR202, RR204); the capture cap (explicit, RR212, or "
+        "the engine default, RR213) below the per-rank decode batch at the point's concurrency; a cap the script "
+        "computes but never passes (RR418)",
     ),
     "capture_list_exceeds_max_batch": Row(("RR214",), "TensorRT-LLM CUDA-graph sizes above max_batch_size"),
     "capture_list_decode_alignment": Row(("RR203",), "decode capture sizes off the (k + 1) grid"),
     "max_num_seqs_vs_conc": Row(
         ("RR210", "RR211"),
-        "the benchmarked concurrency above what the serving workers admit: an explicit cap (RR210) or the engine default (RR211)",
+        "the benchmarked concurrency above what the serving workers admit: an explicit cap (RR210) or the engine "
+        "default (RR211)",
     ),
     "recipe_placeholder": Row((), "no rule flags unsubstituted placeholder tokens in recipes"),
     "mtp_env_missing": Row(
         ("RR411", "RR221"),
-        "an MTP script without the speculative-decoding environment its MTP siblings set (RR411); an SGLang speculative recipe role without SGLANG_ENABLE_SPEC_V2 on an image that needs it (RR221)",
+        "an MTP script without the speculative-decoding environment its MTP siblings set (RR411); an SGLang "
+        "speculative recipe role without SGLANG_ENABLE_SPEC_V2 on an image that needs it (RR221)",
     ),
     "sibling_flag_inconsistency": Row(
         ("RR412", "RR411"),
@@ -238,32 +257,40 @@ CATEGORY_RULES: dict[str, Row] = {
     ),
     "mtp_chat_template": Row(
         ("RR302", "RR220"),
-        "an MTP script's run_benchmark_serving without --use-chat-template (RR302), or an MTP srt-slurm recipe without benchmark.use_chat_template (RR220)",
+        "an MTP script's run_benchmark_serving without --use-chat-template (RR302), or an MTP srt-slurm recipe without "
+        "benchmark.use_chat_template (RR220)",
     ),
     "expert_parallel_flag": Row(("RR303",), "--enable-expert-parallel not tied to EP_SIZE"),
     "header_comment": Row(("RR301",), "a header comment block at the top of a file"),
     "script_logic_bug": Row(
         ("RR404", "RR423", "RR405", "RR406", "RR407", "RR416", "RR414", "RR415", "RR418"),
-        "script control flow read from the parse tree and the per-point command line: set -u reads (proven and might-be-unset), flags without values, commands overwritten, health checks without --fail, validated-unused variables, values never read, ShellCheck defects",
+        "script control flow read from the parse tree and the per-point command line: set -u reads (proven and "
+        "might-be-unset), flags without values, commands overwritten, health checks without --fail, validated-unused "
+        "variables, values never read, ShellCheck defects",
     ),
     "script_name_mismatch": Row(
         ("RR402", "RR401", "RR417"),
-        "an added script no key reaches while its key runs another (RR402), the key's path missing (RR401) or another framework's script (RR417)",
+        "an added script no key reaches while its key runs another (RR402), the key's path missing (RR401) or another "
+        "framework's script (RR417)",
     ),
     "launcher_bug": Row(
         ("RR413", "RR401", "RR402", "RR417", "RR414", "RR420", "RR405"),
-        "a launcher that is no script (RR413), builds a missing (RR401) or wrong (RR402, RR417) script path, has a ShellCheck error (RR414), hands a `:selector[N]` CONFIG_FILE to a file tool (RR420), or never sets an input its script passes as a flag's value (RR405, on the launcher)",
+        "a launcher that is no script (RR413), builds a missing (RR401) or wrong (RR402, RR417) script path, has a "
+        "ShellCheck error (RR414), hands a `:selector[N]` CONFIG_FILE to a file tool (RR420), or never sets an input "
+        "its script passes as a flag's value (RR405, on the launcher)",
     ),
     "lib_source_path": Row(("RR403",), "a `source` whose interpreted path does not exist"),
     "prefix_cache_flag": Row(
         ("RR412", "RR419"),
-        "a prefix-cache flag the scenario's siblings set and this script lacks or drops (RR412); an agentic script that turns the prefix cache off (RR419)",
+        "a prefix-cache flag the scenario's siblings set and this script lacks or drops (RR412); an agentic script "
+        "that turns the prefix cache off (RR419)",
     ),
     "kv_cache_dtype": Row(("RR412",), "--kv-cache-dtype that the family's siblings set and this script lacks"),
     "max_model_len": Row((), "no rule checks max-model-len against the sequence lengths"),
     "spec_decode_in_non_mtp": Row(
         ("RR410", "RR422"),
-        "speculative flags on the command line of a point without spec-decoding (RR410), or added to a plain-named script no point reaches (RR422)",
+        "speculative flags on the command line of a point without spec-decoding (RR410), or added to a plain-named "
+        "script no point reaches (RR422)",
     ),
     "served_model_name_mismatch": Row((), "no rule checks served model names"),
     "staged_model_path_ignored": Row((), "no rule checks MODEL_PATH use"),
@@ -599,7 +626,8 @@ def existing_commits(repo: Path, commits: Iterable[str]) -> set[str]:
     if not commits:
         return set()
     out = _git(repo, "cat-file", "--batch-check", input="".join(f"{c}^{{commit}}\n" for c in commits).encode())
-    return {c for c, line in zip(commits, out.decode().splitlines()) if not line.endswith(" missing")}
+    return {c for c, line in zip(commits, out.decode().splitlines(), strict=False)
+            if not line.endswith(" missing")}
 
 
 def path_variants(path: str) -> list[str]:
@@ -613,7 +641,8 @@ def present_paths(repo: Path, queries: Iterable[tuple[str, str]]) -> set[tuple[s
     if not asks:
         return set()
     out = _git(repo, "cat-file", "--batch-check", input="".join(f"{c}:{v}\n" for c, v in asks).encode())
-    return {(c, norm_path(v)) for (c, v), line in zip(asks, out.decode().splitlines()) if not line.endswith(" missing")}
+    return {(c, norm_path(v)) for (c, v), line in zip(asks, out.decode().splitlines(), strict=False)
+            if not line.endswith(" missing")}
 
 
 def file_texts(repo: Path, queries: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[str]]:
@@ -720,8 +749,8 @@ def base_at(repo: str, commit: str, pr: int | None = None) -> str:
 
 def review(repo: str, commit: str, pr: int) -> dict:
     """What `recipe-review check --repo REPO --base $(base_at REPO COMMIT PR) --head COMMIT --pr-number PR
-    --title TITLE --format json` prints (TITLE: the recorded PR title), minus `checks` (not scored): {"findings": [...]} (+ "config_errors"),
-    or {"error": message} when the review could not run."""
+    --title TITLE --format json` prints (TITLE: the recorded PR title), minus `checks` (not scored):
+    {"findings": [...]} (+ "config_errors"), or {"error": message} when the review could not run."""
     from bot.localgit import gather_from_git
     from rules.runner import run
 
@@ -861,7 +890,7 @@ def evaluate(bundle: Path | None = None, repo: Path | None = None, findings_path
     rows = score_all(chosen, states, present, table, registered, text=text, added=add)
     judged, stale, superseded = load_judged(JUDGED, all_findings)
     index_of = {id(f): i for i, f in enumerate(all_findings)}
-    for r, f in zip(rows, chosen):
+    for r, f in zip(rows, chosen, strict=False):
         j = judged.get(index_of[id(f)])
         if j is not None:
             r["judged"] = j["class"]
@@ -924,7 +953,7 @@ def _line(name: str, fig: dict, width: int) -> str:
             f"missed {s['missed']:>3}  n/e {s['not_evaluable']:>3}   upper {_pct(u)}")
 
 
-def print_report(rep: dict, examples: int = 3, out=sys.stdout) -> None:
+def print_report(rep: dict, examples: int = 3, out=sys.stdout) -> None:  # noqa: C901 (one loop per section of the printed report)
     p = lambda *a: print(*a, file=out)  # noqa: E731
     m = rep["meta"]
     p(f"real reviews: {m['reviewed_commits']} reviewed commits, {m['pairs']} (PR, commit) reviews "

@@ -210,7 +210,7 @@ def _state_lines(text: str) -> list[int]:
     return out
 
 
-def shell_comments(text: str) -> list[CommentLine]:
+def shell_comments(text: str) -> list[CommentLine]:  # noqa: C901 (a character scanner: heredocs, quotes, escapes and comment starts)
     """Every shell comment in `text` (the `#!` line excluded), in line order."""
     if len(text) > MAX_SCAN_CHARS:
         return []

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 
-class Severity(str, Enum):
+class Severity(str, Enum):  # noqa: UP042 (a StrEnum member's str() is its value, not `Severity.NIT`)
     """How a finding affects the PR: blocking fails the check run, nit is optional."""
 
     BLOCKING = "blocking"

@@ -77,7 +77,7 @@ def enabled_by_default(rule) -> bool:
     return getattr(rule, "DEFAULT_ENABLED", True) is not False
 
 
-def run(changeset: ChangeSet, config: EngineConfig | None = None, rules=None,
+def run(changeset: ChangeSet, config: EngineConfig | None = None, rules=None,  # noqa: C901 (the engine loop: rule selection, crash capture, proof, dedup and scope)
         ctx: ReviewContext | None = None, force: frozenset[str] = frozenset()) -> Report:
     """Run every enabled rule; a rule that crashes becomes a finding, never an exception.
 

@@ -88,7 +88,7 @@ def test_rule_all_lists_every_rule_in_text_and_json():
     text = rr("rule", "--all")
     lines = text.stdout.splitlines()
     assert text.returncode == 0 and len(lines) == len(ALL_RULES)
-    for line, rule in zip(lines, ALL_RULES):
+    for line, rule in zip(lines, ALL_RULES, strict=True):
         code, name, severity, summary = line.split(None, 3)
         assert (code, name, severity) == (rule.CODE, rule.NAME, rule.SEVERITY.value) and summary.startswith("Flags")
     js = json.loads(rr("rule", "--all", "--format", "json").stdout)

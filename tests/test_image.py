@@ -102,7 +102,7 @@ class Image:
                 assert not any(f.startswith("--from") for f in c.flags), "multi-stage COPY is not emulated"
                 image.copy(c.value[:-1], c.value[-1])
             elif c.cmd == "ENV":
-                image.env.update(zip(c.value[::2], c.value[1::2]))
+                image.env.update(zip(c.value[::2], c.value[1::2], strict=False))
             elif c.cmd == "RUN":
                 image.run(c.value[0])
             elif c.cmd == "CMD":

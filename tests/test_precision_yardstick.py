@@ -75,7 +75,7 @@ def test_status_unjudged_unmeasured_pass_and_below_bar(prec):
     judged = {prec.judgement_key(pr, f"h{pr}", f"a{pr}"): {"verdict": "true"} for pr in range(1, 5)}
     judged.update({prec.judgement_key(pr, f"h{pr}", f"b{pr}"): {"verdict": "nit"} for pr in range(1, 3)})
     judged.update({prec.judgement_key(pr, f"h{pr}", f"c{pr}"): {"verdict": v}
-                   for pr, v in zip(range(1, 4), ("true", "true", "false"))})
+                   for pr, v in zip(range(1, 4), ("true", "true", "false"), strict=True)})
     tab = prec.tabulate(_states(rows), heads, judged, rules)["rules"]
     assert tab["RR1"]["status"] == "pass" and tab["RR1"]["prs_blocked"] == 4
     assert tab["RR2"]["status"] == "unmeasured"  # 2 judged < 3

@@ -29,7 +29,7 @@ def test_the_readme_table_is_one_line_per_rule_linking_its_page():
     block = text[text.index("<!-- rules:start -->"):text.index("<!-- rules:end -->")]
     rows = [line for line in block.splitlines() if line.startswith("| <a id=")]
     assert len(rows) == len(ALL_RULES)
-    for row, rule in zip(rows, ALL_RULES):
+    for row, rule in zip(rows, ALL_RULES, strict=True):
         assert f"`{rule.CODE}` | {rule.NAME} |" in row
         assert row.endswith(f"]({RULE_PAGES.as_posix()}/{rule.CODE}.md) |"), row
 

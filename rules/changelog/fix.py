@@ -272,7 +272,7 @@ def _refuse(d: ChangelogDiff, why: str) -> ChangelogFix:
     return ChangelogFix(d.path, None, (), why)
 
 
-def fix_changelog(d: ChangelogDiff, repo: str | None, number: int | None, *, links: bool = True,
+def fix_changelog(d: ChangelogDiff, repo: str | None, number: int | None, *, links: bool = True,  # noqa: C901 (one early return per diff that cannot be rebuilt, then the rebuild steps)
                   tidy: bool = True) -> ChangelogFix:
     """Rebuild one changelog as base + the PR's entries appended (see the module docstring)."""
     if d.skip_reason:

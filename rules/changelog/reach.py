@@ -25,17 +25,18 @@ A benchmark script a launcher runs is what the benchmark executes: an edit to it
 the benchmark, except lines that only print (`echo`) or call library helpers that start no engine
 or client, export nothing and set nothing the script reads (`start_gpu_monitor`, `run_eval`:
 `inert_functions` over the library the script sources), and the conditions and syntax around
-only such calls. Without the library's text nothing counts as inert. Shared harness code (the library every script sources, `scripts.library`, and the
-helper files of `paths.harness`) runs for many benchmarks, and most of it never touches what is
-measured: telemetry sampling, evals, log collection, readiness checks. A harness edit is proven to
-reach a benchmark only when it edits the command that starts the serving engine or the benchmark
-client (the lines of that command, an assignment or `export` a word of it reads, transitively
-within the file, the conditions around them, a call of the function that builds it); the reach of
-any other harness edit is unknown from the file. An edit of a benchmark script whose every changed
-line, on both sides, comes after the last start of the benchmark client (straight-line top-level
-code: no start inside a function or a loop) runs after the measurement — evals, summaries,
-clean-up — and its reach is unknown too (judged: an eval added after the throughput run needs no
-sweep). Comment-only and whitespace-only edits reach nothing.
+only such calls. Without the library's text nothing counts as inert. Shared harness code (the
+library every script sources, `scripts.library`, and the helper files of `paths.harness`) runs for
+many benchmarks, and most of it never touches what is measured: telemetry sampling, evals, log
+collection, readiness checks. A harness edit is proven to reach a benchmark only when it edits the
+command that starts the serving engine or the benchmark client (the lines of that command, an
+assignment or `export` a word of it reads, transitively within the file, the conditions around them,
+a call of the function that builds it); the reach of any other harness edit is unknown from the
+file. An edit of a benchmark script whose every changed line, on both sides, comes after the last
+start of the benchmark client (straight-line top-level code: no start inside a function or a loop)
+runs after the measurement — evals, summaries, clean-up — and its reach is unknown too (judged: an
+eval added after the throughput run needs no sweep). Comment-only and whitespace-only edits reach
+nothing.
 """
 from __future__ import annotations
 
@@ -268,7 +269,7 @@ def active_lines(script, lines: set[int], inert: dict[str, set[str]], first: boo
     return out
 
 
-def command_lines(script) -> tuple[set[int], str | None]:
+def command_lines(script) -> tuple[set[int], str | None]:  # noqa: C901 (seeds, then a fixpoint over assignments, conditions and references)
     """Lines of a script that build or run the serving engine's or the benchmark client's command.
 
     Seeds are the statements whose code names an engine or client start (`_starts`), not as the

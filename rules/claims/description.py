@@ -292,7 +292,7 @@ def version_findings(item: Item, imgs: list[KeyImages]) -> list[Contradiction]:
     return out
 
 
-def search_space_findings(
+def search_space_findings(  # noqa: C901 (one loop per kind of claim: ranges, conc settings, lists, arms)
     item: Item, heads: dict[str, Any], others: frozenset[str] = frozenset()
 ) -> list[Contradiction]:
     """Ranges, `conc-start`/`conc-end` settings, concurrency lists and arms that the head rows contradict.
@@ -332,7 +332,7 @@ def search_space_findings(
         chain = _arm_chain(text, since, m.start())
         seq = _seq_before(text, m.start(), since)
         groups: dict[str, list[int]] = {}
-        for k, sc, isl, osl, row in rows:
+        for k, _sc, isl, osl, row in rows:
             tp, ep, dpa = _row_tp(row)
             if chain and not _chain_matches(chain, row):
                 continue
@@ -986,7 +986,7 @@ def _settings_from(engines: list[tuple[object, bool]], path: str) -> _Settings:
     return s
 
 
-def omissions(ctx) -> list[tuple[EntryClaims, str, str]]:
+def omissions(ctx) -> list[tuple[EntryClaims, str, str]]:  # noqa: C901 (image changes, then each script setting by kind, each with its exemptions)
     """(entry, what changed, evidence) for each changed image or engine setting no description mentions.
 
     An image change of key `k` counts as mentioned when any new entry selecting `k` names the new
@@ -1090,7 +1090,7 @@ def _same_value(a: str, b: str) -> bool:
         return False
 
 
-def changed_settings(patch: str) -> list[tuple[str, str | None, str, int]]:
+def changed_settings(patch: str) -> list[tuple[str, str | None, str, int]]:  # noqa: C901 (a line-by-line patch scan, one branch per kind of diff line)
     """(flag or variable, old value or None, new value, head line) for the flags and assignments
     a script patch adds or changes. A new value that is an expansion (`$X`, `"${X}"`) or an array
     is not read here; an old one that is (`--mem-fraction-static $MEM_FRAC` with `MEM_FRAC=0.85`

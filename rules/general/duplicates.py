@@ -128,7 +128,7 @@ def _walk(root, out: list[Duplicate], value, written) -> None:
             groups: dict[Any, list[tuple[Any, Any]]] = {}
             for k, v in node.value:
                 groups.setdefault(value(k), []).append((k, v))
-            for key, pairs in groups.items():
+            for _key, pairs in groups.items():
                 if len(pairs) > 1:
                     name = pairs[0][0].value if isinstance(pairs[0][0], ScalarNode) else written(pairs[0][0])
                     out.append(Duplicate(path, str(name), tuple(k.start_mark.line + 1 for k, _ in pairs),

@@ -200,7 +200,7 @@ def find_patches(path: str, text: str, added: set[int] | None, packages: Iterabl
     return out
 
 
-def _line_patches(path: str, lg: Logical, env: dict[str, str], packages: tuple[str, ...],
+def _line_patches(path: str, lg: Logical, env: dict[str, str], packages: tuple[str, ...],  # noqa: C901 (one branch per command that can patch a file: sed, python -c, cp, tee, pip)
                   clones: list[tuple[int, str]]) -> list[Patch]:
     found: list[Patch] = []
 

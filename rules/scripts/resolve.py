@@ -203,7 +203,7 @@ def key_points(ctx: ReviewContext, key: str, info: KeyInfo | None = None) -> lis
 _POINTS: LRU[list[LaunchPoint]] = LRU(4096)  # a master-config key's points, across reviews
 
 
-def _points(ctx: ReviewContext, key: str, ki: KeyInfo) -> list[LaunchPoint]:
+def _points(ctx: ReviewContext, key: str, ki: KeyInfo) -> list[LaunchPoint]:  # noqa: C901 (nested loops over nodes, scenarios, blocks, concurrencies and prefixes)
     if not isinstance(ki.value, dict):
         return []
     value = ki.value
@@ -260,7 +260,7 @@ def _points(ctx: ReviewContext, key: str, ki: KeyInfo) -> list[LaunchPoint]:
                     concs = [concs[0], concs[-1]]
                 line = _entry_line(ki, lines, n_entry)
                 for conc in concs:
-                    for prefix, node in sorted(by_prefix.items()):
+                    for _prefix, node in sorted(by_prefix.items()):
                         v = dict(vals, conc=conc, node=node, runner=runner)
                         env = {}
                         for name, tmpl in cfg.point_env.items():
@@ -618,7 +618,7 @@ def resolve_point(ctx: ReviewContext, point: LaunchPoint, script: bool = True) -
     return ctx.memo(key, compute)
 
 
-def _resolve(ctx: ReviewContext, point: LaunchPoint, script: bool = True) -> Resolution:
+def _resolve(ctx: ReviewContext, point: LaunchPoint, script: bool = True) -> Resolution:  # noqa: C901 (one early return per step of resolving a launcher to its script)
     res = Resolution(point)
     cfg = ctx.config.repo.scripts
     ki = master_keys(ctx, "head").get(point.key)

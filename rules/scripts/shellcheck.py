@@ -162,7 +162,7 @@ def review_outcomes(ctx, paths: list[str], timeout: float = TIMEOUT_S,
         ranked = sorted(paths, key=lambda p: -added(p))
         run_now, over = ranked[:max_files], ranked[max_files:]
         raws = [ctx.changeset.head_bytes(p) or b"" for p in run_now]
-        out = dict(zip(run_now, check_many(raws, timeout, include)))
+        out = dict(zip(run_now, check_many(raws, timeout, include), strict=True))
         for p in over:
             out[p] = ShellcheckResult(
                 error=f"not run: ShellCheck checks at most {max_files} changed scripts per review, "

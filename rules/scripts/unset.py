@@ -81,7 +81,7 @@ def set_names(script: Script, top_level: bool = False) -> set[str]:
     return set(set_lines(script, top_level))
 
 
-def set_lines(script: Script, top_level: bool = False) -> dict[str, int]:
+def set_lines(script: Script, top_level: bool = False) -> dict[str, int]:  # noqa: C901 (one branch per way a script can set a name)
     """name → the first line from which something in the script sets it (see the module doc)."""
     out: dict[str, int] = {}
 
@@ -175,7 +175,7 @@ def unset_reads(ctx: ReviewContext) -> list[FileReads]:
     )
 
 
-def _file(ctx: ReviewContext, f) -> FileReads:
+def _file(ctx: ReviewContext, f) -> FileReads:  # noqa: C901 (one branch per way a reference can be safe, unset or unknown)
     out = FileReads(f.path)
     script = parsed(ctx, f.path)
     if isinstance(script, Unreadable):

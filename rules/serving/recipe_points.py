@@ -508,7 +508,7 @@ class Capture:
             return None
         if any(isinstance(x, bool) or not isinstance(x, int) or x <= 0 for x in s):
             return None
-        if any(b <= a for a, b in zip(s, s[1:])):
+        if any(b <= a for a, b in zip(s, s[1:], strict=False)):
             return None
         return s
 

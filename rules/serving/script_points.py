@@ -312,7 +312,7 @@ def script_points(ctx: ReviewContext) -> list[tuple[str, list[BenchmarkPoint]]]:
                    tuple(str(res.point.values.get(n)) for n in ("tp", "ep", "dp_attn")))
             groups.setdefault(sig, []).append(res)
         by_path: dict[str, list[BenchmarkPoint]] = {}
-        for (script, key, *_), group in groups.items():
+        for (_script, key, *_), group in groups.items():
             first = group[0]
             concs = tuple(sorted({c for c in (r.point.values.get("conc") for r in group)
                                   if isinstance(c, int) and not isinstance(c, bool) and c > 0}))

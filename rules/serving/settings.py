@@ -88,7 +88,9 @@ class Setting:
         version: `versioned` says which version it was taken for)."""
         if self.default is not None:
             return self.default.behaviour
-        return f"`{self.name}` {fmt(self.value) if isinstance(self.value, (int, float)) and not isinstance(self.value, bool) else self.value}"
+        shown = (fmt(self.value) if isinstance(self.value, (int, float)) and not isinstance(self.value, bool)
+                 else self.value)
+        return f"`{self.name}` {shown}"
 
     @property
     def versioned(self) -> str:
@@ -543,7 +545,7 @@ def _line_in(src: ArgSource, *keys: str) -> int | None:
 SGLANG_EAGLE = frozenset({"EAGLE", "EAGLE3", "NEXTN", "STANDALONE"})
 
 
-def _apply_defaults(es: EngineSettings) -> None:
+def _apply_defaults(es: EngineSettings) -> None:  # noqa: C901 (one branch per engine and per cap it defaults)
     """Fill unset caps from the engine-defaults table (marked as assumed)."""
     gpu_gb = defaults.gpu_memory_gb(es.gpu_type)
     if es.engine == "vllm":

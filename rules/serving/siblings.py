@@ -93,7 +93,7 @@ def _query():
     return _QUERY[0]
 
 
-def _extract(path: str, raw: bytes | None) -> Features | None:
+def _extract(path: str, raw: bytes | None) -> Features | None:  # noqa: C901 (one loop per tree-sitter capture kind)
     """Features of one script's bytes, with a tree-sitter query (no full model needed)."""
     text, why = decode_script(raw)
     if text is None:

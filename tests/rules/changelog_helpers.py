@@ -80,7 +80,9 @@ def line_of(text: str, needle: str) -> int:
 def changeset(base: str | bytes | None, head: str | bytes | None, *, status: str = "modified",
               pr: int | None = PR, repo: str | None = REPO, path: str = PATH, previous_path: str | None = None,
               title: str | None = None) -> ChangeSet:
-    enc = (lambda v: v.encode() if isinstance(v, str) else v)
+    def enc(v):
+        return v.encode() if isinstance(v, str) else v
+
     patch = patch_of(base, head) if isinstance(base, str) and isinstance(head, str) else None
     return ChangeSet(files=(FileChange(path, status, base=enc(base), head=enc(head), patch=patch,
                                        previous_path=previous_path),),

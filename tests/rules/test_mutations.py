@@ -3,9 +3,10 @@
 The recipe is the hand-built schema-2 bundle of tests/rules/fixtures/recipes (seven points, the
 shape of InferenceX PR #4867). Each mutation edits one number on one line as a PR would, and the
 review (all recipe rules, with a master row and a real patch) must report a finding on that line.
-Numbers no invariant ties to another (CONC, the conc-1 budget beside its decode-only list, max-model-len, the interior of the prefill ladder,
-lowering max-num-seqs, which only over-captures, raising max-num-batched-tokens above the list's end, which vLLM runs as written,
-and a shorter draft under a step-1 list, which still covers it) are not mutated: no rule can tell them wrong.
+Numbers no invariant ties to another (CONC, the conc-1 budget beside its decode-only list, max-model-len,
+the interior of the prefill ladder, lowering max-num-seqs, which only over-captures, raising
+max-num-batched-tokens above the list's end, which vLLM runs as written, and a shorter draft under a step-1
+list, which still covers it) are not mutated: no rule can tell them wrong.
 """
 import json
 import re

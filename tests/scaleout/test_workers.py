@@ -53,7 +53,7 @@ def test_four_workers_never_overlap_on_one_pr_and_end_on_the_newest_head(redis_c
     for n, runs in by_pr.items():
         runs.sort(key=lambda r: r["t0"])
         assert runs[-1]["job"]["head_sha"] == newest[n]
-        for a, b in zip(runs, runs[1:]):
+        for a, b in zip(runs, runs[1:], strict=False):
             assert a["t1"] <= b["t0"], f"PR {n}: two jobs overlapped"
     assert len(ran) < 8 * 12  # bursts collapsed
     assert len({r["pid"] for r in ran}) > 1  # the work was shared

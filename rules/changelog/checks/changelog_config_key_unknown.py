@@ -67,7 +67,7 @@ def item_lines(entry: Entry) -> list[tuple[str, int, str]]:
     head_line = (first, lines[offset] if 0 <= offset < len(lines) else "")
     if len(found) != len(items):
         found = [head_line] * len(items)
-    return [(item, line, text) for item, (line, text) in zip(items, found)]
+    return [(item, line, text) for item, (line, text) in zip(items, found, strict=True)]
 
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:

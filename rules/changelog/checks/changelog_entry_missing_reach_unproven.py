@@ -17,8 +17,9 @@ the benchmarks that no master config, launcher or script the review read names.
 When the PR changes something benchmark-related, appends no changelog entry, is not a cleanup, and
 none of its changes is proven to reach a benchmark command (only result labels, a harness edit
 outside the engine and client commands, a benchmark script whose changed lines all come after its
-benchmark client's last run, or a recipe nothing the review read names). A change proven to reach one is `changelog-entry-missing`'s; a PR that only
-removes is a cleanup (`changelog-entry-missing-for-cleanup`).
+benchmark client's last run, or a recipe nothing the review read names). A change proven to reach
+one is `changelog-entry-missing`'s; a PR that only removes is a cleanup
+(`changelog-entry-missing-for-cleanup`).
 
 ## Example
 A PR that only changes `start_gpu_monitor` in `benchmarks/benchmark_lib.sh` (the GPU telemetry

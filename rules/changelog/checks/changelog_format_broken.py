@@ -73,7 +73,7 @@ def _bad_byte_problems(path: str, head: bytes, base: bytes, start: int) -> Itera
             at = head.find(ch, at + len(text) + 1)
 
 
-def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
+def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:  # noqa: C901 (one branch per format problem: bytes, encoding, end of file, entry starts)
     for d in changelog_diffs(ctx):
         if d.oversize:
             yield Problem(d.path, None, f"The changelog is `{d.oversize:,}` bytes, over the "

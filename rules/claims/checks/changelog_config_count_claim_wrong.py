@@ -1,7 +1,10 @@
 """Flags a changelog description that says the search space grew (`cover more configs`) when it shrank, or the reverse.
 
 ## Why it matters
-"Update search space to cover more configs" on a PR that cut the rows from 7 to 4 (#1990, #1991) hides a coverage loss: readers of the history assume the old points are still measured. Compared on both search-space rows and concurrency points of the selected keys, base vs head; a nit because the wording may refer to something else.
+"Update search space to cover more configs" on a PR that cut the rows from 7 to 4 (#1990, #1991)
+hides a coverage loss: readers of the history assume the old points are still measured. Compared on
+both search-space rows and concurrency points of the selected keys, base vs head; a nit because the
+wording may refer to something else.
 
 ## When it fires
 The words must count configs, rows, points, coverage or the search space: "extend the concurrency

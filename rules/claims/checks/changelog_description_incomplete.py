@@ -33,8 +33,9 @@ the history loses the cause of a step in the curve. A nit: the change still runs
       - "Update search space"
 
 ## Off by default
-Judged below the 80 % bar for a nit on sampled InferenceX PRs (benchmarks/precision.py): 1 true, 2 nit, 2 false (a variable that moved, not new; a change the description does name).
-A repository switches it on with `rules: {RR256: {enabled: true}}` in `.github/recipe-review.yml`.
+Judged below the 80 % bar for a nit on sampled InferenceX PRs (benchmarks/precision.py): 1 true, 2
+nit, 2 false (a variable that moved, not new; a change the description does name). A repository
+switches it on with `rules: {RR256: {enabled: true}}` in `.github/recipe-review.yml`.
 
 ## Fix
 Add a description item per material change: the image `from → to`, each flag with its old and

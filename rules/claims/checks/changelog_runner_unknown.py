@@ -1,7 +1,10 @@
 """Flags a `cluster:<name>` runner named in a changelog description that `runners.yaml` does not define.
 
 ## Why it matters
-A runner name in the description is how a reader finds where the numbers were measured. A `cluster:` label that exists nowhere in the repository (#2126's `cluster:gbt350docker`, a stale copy-paste) sends them to a fleet that does not exist, and usually means the description was copied from another PR.
+A runner name in the description is how a reader finds where the numbers were measured. A `cluster:`
+label that exists nowhere in the repository (#2126's `cluster:gbt350docker`, a stale copy-paste)
+sends them to a fleet that does not exist, and usually means the description was copied from another
+PR.
 
 ## When it fires
 On the descriptions of new changelog entries this PR writes: it fires for each `cluster:<name>`

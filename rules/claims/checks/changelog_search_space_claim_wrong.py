@@ -1,7 +1,12 @@
 """Flags a changelog description's concurrency range, `conc-start`/`conc-end` setting or TP/EP/DP arm that the head search space contradicts.
 
 ## Why it matters
-Reviewers and dashboards read the description to know which points a sweep covers. "conc 2-256 for all seq-len configs" while one row runs to 512 (#1003), "conc-start lowered to 1 in all search-spaces" while four rows still start at 4 (#1534), or a "TP8 arm" that no row has (#2241) describe a sweep that did not run. A range stated as the sweep's (`Sweep: TP=4, conc 8-128`) must be what some grouping of the rows of its arm runs (all, per sequence length, per TP, per row); `all`/`every` requires every group to agree.
+Reviewers and dashboards read the description to know which points a sweep covers. "conc 2-256 for
+all seq-len configs" while one row runs to 512 (#1003), "conc-start lowered to 1 in all
+search-spaces" while four rows still start at 4 (#1534), or a "TP8 arm" that no row has (#2241)
+describe a sweep that did not run. A range stated as the sweep's (`Sweep: TP=4, conc 8-128`) must be
+what some grouping of the rows of its arm runs (all, per sequence length, per TP, per row);
+`all`/`every` requires every group to agree.
 
 ## When it fires
 Only on statements about the selected keys' head rows, and only where they can be wrong:

@@ -1,7 +1,11 @@
 """Flags a changelog description's version transition (`from X to Y`, `X → Y`) that the selected keys' images contradict.
 
 ## Why it matters
-The description is the permanent record of what a sweep measured. "Update SGLang from v0.5.11-cu130 to v0.5.12-cu130" when the key was already on v0.5.12 (#1567), or one line for two keys of which one started from another version (#1417, #1419), tells every later reader the wrong starting point, and comparisons against the "previous" result pick the wrong run. Checked only when the claimed version names an image tag of the selected keys at base or head.
+The description is the permanent record of what a sweep measured. "Update SGLang from v0.5.11-cu130
+to v0.5.12-cu130" when the key was already on v0.5.12 (#1567), or one line for two keys of which one
+started from another version (#1417, #1419), tells every later reader the wrong starting point, and
+comparisons against the "previous" result pick the wrong run. Checked only when the claimed version
+names an image tag of the selected keys at base or head.
 
 ## When it fires
 - A claim is about the keys its item names (`glm5-fp8-b200-sglang: v0.9.2 → v0.10.0`), else the

@@ -167,6 +167,7 @@ def _descriptions(ctx: ReviewContext, located) -> Iterator[Problem | Passed | Sk
                     lc.path,
                     lc.line,
                     f"description uses `{field_name}` `{q.text}`, but {', '.join(names)} sets {field_name} {have}",
-                    fix=f"Use the configured {field_name} ({have}) in the description's arithmetic, or change the config.",
+                    fix=f"Use the configured {field_name} ({have}) in the description's arithmetic, or change "
+                        "the config.",
                     evidence=(f"claim: {lc.claim.text.strip()}", f"{field_name} in {', '.join(names)}: {have}"),
                 )

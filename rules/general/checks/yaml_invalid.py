@@ -151,7 +151,7 @@ def _duplicates(ctx: ReviewContext, path: str, kind: str | None, error: YamlErro
             continue
         if not d.drops_a_value:
             continue
-        dropped = next(t for v, t in zip(d.values, d.texts) if v != d.values[-1])
+        dropped = next(t for v, t in zip(d.values, d.texts, strict=False) if v != d.values[-1])
         yield Problem(path, line,
                       f"Duplicate key `{_where(d)}` (also at line {others}): the last value `{short(d.texts[-1], 60)}` "
                       f"is used and `{short(dropped, 60)}` is silently dropped.",

@@ -120,7 +120,8 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                 evidence=(
                     f"rows at lines {', '.join(f'{key_line(info.text, info.line, f):,}' for f, _ in repeats)}"
                     f" and {line:,}",
-                    "same sequence lengths, same topology and additional-settings (defaults applied), overlapping concurrencies",
+                    "same sequence lengths, same topology and additional-settings (defaults applied), "
+                    "overlapping concurrencies",
                 ),
             )
     if clean:

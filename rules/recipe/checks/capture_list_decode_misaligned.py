@@ -52,7 +52,7 @@ def classify(cap: Capture) -> tuple[str, list[int]]:
     off = [s for s in decode if s % step]
     if not off:
         return "aligned", []
-    diffs = {b - a for a, b in zip(decode, decode[1:])}
+    diffs = {b - a for a, b in zip(decode, decode[1:], strict=False)}
     if diffs == {1}:
         return "dense", []
     if len(decode) >= 3 and len(diffs) == 1:

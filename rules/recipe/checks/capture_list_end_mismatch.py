@@ -55,7 +55,7 @@ SEVERITY = Severity.BLOCKING
 PROOF = "engine"
 
 
-def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
+def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:  # noqa: C901 (per point and role checks, then grouped findings, passes and skips)
     for path, _ in changed_recipes(ctx):
         bad, good, skipped = Once(), [], Once()
         for point, cap in captures(ctx, path):

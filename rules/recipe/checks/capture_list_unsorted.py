@@ -48,7 +48,7 @@ def _defect(cap: Capture) -> tuple[str, str] | None:
     for x in sizes:
         if isinstance(x, bool) or not isinstance(x, int):
             return "holds a size written as another type, which vLLM reads as an integer", repr(x)
-    for a, b in zip(read, read[1:]):
+    for a, b in zip(read, read[1:], strict=False):
         if b == a:
             return "repeats a size", str(b)
         if b < a:

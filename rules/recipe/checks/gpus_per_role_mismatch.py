@@ -64,7 +64,8 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                         w,
                         (role.gpus.line, *par.lines),
                         msg,
-                        f"Set {role.gpus_key} to {par.gpus}, or change the parallel sizes so their product is {declared}.",
+                        f"Set {role.gpus_key} to {par.gpus}, or change the parallel sizes so their product "
+                        f"is {declared}.",
                         tuple(f"{n} = {v}" for n, v, _ in par.factors) + (f"{role.gpus_key} = {declared}",),
                     ),
                 )

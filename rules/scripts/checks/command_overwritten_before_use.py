@@ -51,7 +51,7 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem]:
             if a.declaration not in ("prefix", "local") and _COMMANDISH.search(a.name) and a.value is not None:
                 by_name.setdefault(a.name, []).append(a)
         for name, assigns in by_name.items():
-            for first, second in zip(assigns, assigns[1:]):
+            for first, second in zip(assigns, assigns[1:], strict=False):
                 if second.line not in lines or second.append or first.function != second.function:
                     continue
                 s1, s2 = _stmt(first.node), _stmt(second.node)

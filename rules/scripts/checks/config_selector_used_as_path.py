@@ -65,7 +65,7 @@ class _Carried:
         self.written: list[tuple[str, int, str, str]] = []  # (master path, line, key, value) the PR adds
 
 
-def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed]:
+def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed]:  # noqa: C901 (per point env scan, then one pass per launcher interpretation)
     carried: dict[str, dict[str, _Carried]] = {}  # launcher -> variable -> values
     results: dict[str, list] = {}
     done: set[tuple[str, str, str]] = set()

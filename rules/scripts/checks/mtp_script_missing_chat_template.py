@@ -94,7 +94,8 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
             yield Problem(
                 f.path,
                 call.line,
-                f"`run_benchmark_serving` in MTP script `{f.path.rsplit('/', 1)[-1]}` does not pass `--use-chat-template`",
+                f"`run_benchmark_serving` in MTP script `{f.path.rsplit('/', 1)[-1]}` does not pass "
+                "`--use-chat-template`",
                 end_line=call.end_line,
                 suggestion=_suggestion(script.lines, call.line, call.end_line),
                 evidence=(

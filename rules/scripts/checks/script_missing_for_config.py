@@ -24,8 +24,8 @@ the PR: a script missing there is the base's.
     # launch_mi355x-amds.sh runs benchmarks/single_node/agentic/dsv4_fp4_mi355x_vllm.sh (absent)
 
 ## Severity
-A nit until it is fixed: judged on ten sampled InferenceX PRs (benchmarks/precision.py), 9 true, 1 nit as blocking (a routing the base already had);
-the bar for a blocking rule is 95 %.
+A nit until it is fixed: judged on ten sampled InferenceX PRs (benchmarks/precision.py), 9 true, 1
+nit as blocking (a routing the base already had); the bar for a blocking rule is 95 %.
 
 ## Fix
 Add the script under the name the launcher builds (the message names it), or rename the script

@@ -7,9 +7,10 @@ builds is never run: the sweep silently benchmarks the other script (#1499: a ne
 the non-MTP script; #1222: `…_vllm_mtp.sh` where the H200 launchers build `…_mtp.sh`).
 
 ## When it fires
-The finding sits on the script's first command. A key is "meant for" the script when its model prefix and precision match the script's name,
-it runs on the SKU the name carries, its framework is the one the name carries (when it carries
-one, `…_atom.sh`) and its spec-decoding matches the name's `_mtp` suffix.
+The finding sits on the script's first command. A key is "meant for" the script when its model
+prefix and precision match the script's name, it runs on the SKU the name carries, its framework is
+the one the name carries (when it carries one, `…_atom.sh`) and its spec-decoding matches the name's
+`_mtp` suffix.
 
 A single-node script the PR adds that no key runs, while a key meant for it (above) runs another
 script. When the script launches an engine (`vllm serve`, `sglang.launch_server`, …), only keys

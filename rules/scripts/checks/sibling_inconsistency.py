@@ -105,7 +105,7 @@ def _same_kind(me_path: str, other: str) -> tuple[bool, bool]:
     return arch_of(a[2]) == arch_of(b[2]), a[1] == b[1]
 
 
-def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | Skipped]:
+def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | Skipped]:  # noqa: C901 (one early exit per reason a script has no sibling pool to compare)
     for f in changed_scripts(ctx):
         if f.status != "added":
             continue  # an edit of a command is deliberate (reverts and rewrites); slips come with copies
@@ -162,7 +162,7 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
         line, end = engine_statement(ctx, f.path)
         names = ", ".join(f"{kind} `{spelled.get(name, name)}` ({len(who)}/{n})" for _, kind, name, who, n in missing)
         evidence = [f"siblings: {tier}"]
-        for _, kind, name, who, n in missing:
+        for _, _kind, name, who, _n in missing:
             evidence.append(
                 f"`{spelled.get(name, name)}` is set by "
                 + ", ".join(f"`{p.rsplit('/', 1)[-1]}`" for p in who[:4])

@@ -169,7 +169,7 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Skippe
         more, unknown = _child_reads(ctx, f.path, script, {f.path})
         read |= more
         for c in calls:
-            unused = [(node, name) for node, name in zip(c.args, c.literal_args())
+            unused = [(node, name) for node, name in zip(c.args, c.literal_args(), strict=True)
                       if name and name not in read and line_of(node) in lines]
             if not unused:
                 continue

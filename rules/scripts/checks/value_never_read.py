@@ -34,7 +34,7 @@ or delete the dead assignment.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from rules.config import RuleOptions
 from rules.context import ReviewContext
@@ -83,6 +83,11 @@ def _exported(script: Script) -> set[str]:
 
 def _flag_for(name: str) -> str:
     return "--" + name.lower().replace("_", "-")
+
+
+def _keep_flag(value: str) -> Callable[[re.Match[str]], str]:
+    """A `re.sub` replacement: the matched flag (group 1) followed by `value`."""
+    return lambda m: m.group(1) + value
 
 
 def _later_flag(script: Script, name: str, after: int) -> tuple[int, str] | None:
@@ -170,7 +175,7 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Skippe
             old_line = script.lines[fline - 1]
             wanted = f'"${a.name}"'
             new_line = re.sub(r"(" + re.escape(_flag_for(a.name)) + r"(?:\s+|=))" + re.escape(value),
-                              lambda m: m.group(1) + wanted, old_line, count=1)
+                              _keep_flag(wanted), old_line, count=1)
             yield Problem(f.path, fline,
                           f"`{_flag_for(a.name)} {value}` ignores `{a.name}`, which line {a.line} sets and nothing "
                           "reads afterwards",

@@ -42,7 +42,8 @@ ENFORCES = ("F4",)
 
 CHECKLIST = "PR_REVIEW_CHECKLIST.md"
 _LIST = re.compile(
-    r"(?i)waiver(?:(?!\.\s).){0,400}?\b(?:stating|states?|stat(?:e|ing) that|must (?:state|include|give)|covering)\s+(.+)"
+    r"(?i)waiver(?:(?!\.\s).){0,400}?\b(?:stating|states?|stat(?:e|ing) that|must "
+    r"(?:state|include|give)|covering)\s+(.+)"
 )
 _STOP = {"that", "this", "what", "why", "with", "the", "from", "into", "which", "have", "their", "when", "where",
          "cannot", "does", "your", "they", "them", "there", "been", "will", "should"}

@@ -18,10 +18,11 @@ states `TOTAL_CPU_DRAM_GB` must state that number. The master row is the one who
 `CONFIG_FILE=` / `srt-recipe` names the recipe.
 
 When the recipe's pool, an `N GB` comment and the two budgets disagree, the finding goes on the
-value the others outvote (with no majority, on the one the PR changed when it changed only one): a stated `TOTAL_CPU_DRAM_GB` out of line with the pool and the master
-gets the comment on its own line, with a suggestion; a `dram-utilization` out of line with the
-pool and the budget gets it on the master row (when the PR changes that file) or on the budget
-line naming the row. A pool out of line is `offload-pool-mismatch`'s.
+value the others outvote (with no majority, on the one the PR changed when it changed only one): a
+stated `TOTAL_CPU_DRAM_GB` out of line with the pool and the master gets the comment on its own
+line, with a suggestion; a `dram-utilization` out of line with the pool and the budget gets it on
+the master row (when the PR changes that file) or on the budget line naming the row. A pool out of
+line is `offload-pool-mismatch`'s.
 
 ## Example
     # master: dram-utilization: 0.2994, runner: cluster:mi355x-amds (≈ 3,000 GB)
@@ -120,7 +121,8 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
             yield Problem(
                 path,
                 anchor(ctx, path, env.line),
-                f"`{bp.name}`: {DRAM_ENV} is `{have}`, but dram-utilization {mb.util} of `{mb.key}` resolves to {mb.expect}.",
+                f"`{bp.name}`: {DRAM_ENV} is `{have}`, but dram-utilization {mb.util} of `{mb.key}` resolves "
+                f"to {mb.expect}.",
                 fix=(
                     f"Set {DRAM_ENV} to {mb.expect}, or set dram-utilization in {mb.path}:{mb.line} so it resolves "
                     f"to {have} (about {float(Fraction(have) / mb.share):.4f})."

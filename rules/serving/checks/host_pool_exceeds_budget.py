@@ -62,7 +62,7 @@ class Options(RuleOptions):
     host_dram_gb: dict[str, float] = Field(default_factory=snapshot_gb)
 
 
-def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | Skipped]:
+def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | Skipped]:  # noqa: C901 (per point and role budget checks, then grouped findings, passes and skips)
     for path, bps in changed_settings(ctx):
         bad, good, skipped = Once(), Once(), Once()
         for bp in bps:
@@ -108,7 +108,8 @@ def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | S
                                 w,
                                 lines + (bp.total_cpu_dram_gb.line,),
                                 msg,
-                                f"Size the pools from the budget: at most {fmt(per)} B ({fmt(Fraction(per, GB))} GB) per rank "
+                                f"Size the pools from the budget: at most {fmt(per)} B "
+                                f"({fmt(Fraction(per, GB))} GB) per rank "
                                 f"for {nps[0].ranks} ranks on the node.",
                             ),
                         )

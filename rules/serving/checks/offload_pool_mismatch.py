@@ -54,7 +54,7 @@ ENFORCES = ("E19",)
 PER_RANK, TOTAL = "cpu_bytes_to_use_per_rank", "cpu_bytes_to_use"
 
 
-def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
+def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:  # noqa: C901 (per point and role pool checks, then grouped findings, passes and skips)
     for path, bps in changed_settings(ctx):
         bad, good, skipped = Once(), Once(), Once()
         for bp in bps:
@@ -126,7 +126,8 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                                  tuple(steps) + (f"{DRAM_ENV} = {a.budget} (line {a.budget_line})",)))
                         continue
                     target = a.agreed if a.agreed is not None else a.budget
-                    msg = f"the offload pool on a node is {fmt(np.bytes)} B = {fmt(np.gb)} GB, but {DRAM_ENV} is `{a.budget}`"
+                    msg = (f"the offload pool on a node is {fmt(np.bytes)} B = {fmt(np.gb)} GB, "
+                           f"but {DRAM_ENV} is `{a.budget}`")
                     new_per = target * GB // np.ranks
                     if pool.kind == "lmcache":
                         new_size = fmt(Fraction(target * GB, np.ranks * 2**30))

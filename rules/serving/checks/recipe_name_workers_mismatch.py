@@ -70,7 +70,8 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                     continue  # the file name repeating the `name:` layout is one claim
                 said.add(named)
                 wrong = []
-                for label, count, (w, n, spans), es in zip(("prefill", "decode"), named, sides, (pre, dec)):
+                for label, count, (w, n, spans), es in zip(("prefill", "decode"), named, sides, (pre, dec),
+                                                           strict=True):
                     ww = w if w is not None else 1
                     if count == ww or (spans and count == n):
                         continue

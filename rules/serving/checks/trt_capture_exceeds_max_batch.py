@@ -23,10 +23,11 @@ in the recipe are compared.
 The filter runs per point, so a list is judged over every point that reads it (the same written
 list, or the same line): a size is dead config only when it is above the limit of each point whose
 list holds it, and nothing is said when a point reads the list with sizes or a limit the review
-cannot resolve (a list extended by `$(seq …)` at the large points may hold any size). A single-node script serves every concurrency of its keys with one list and a
-per-point `--max_batch_size` (often `$CONC`, or `$CONC / 8` under attention DP): the sizes a small
-point drops are the ones its large points run (#1712, #1722, #1894), which is TensorRT-LLM's
-normal per-point filtering, not dead config.
+cannot resolve (a list extended by `$(seq …)` at the large points may hold any size). A single-node
+script serves every concurrency of its keys with one list and a per-point `--max_batch_size` (often
+`$CONC`, or `$CONC / 8` under attention DP): the sizes a small point drops are the ones its large
+points run (#1712, #1722, #1894), which is TensorRT-LLM's normal per-point filtering, not dead
+config.
 
 A `trtllm-serve` command in a single-node benchmark script is read too (its `--max_batch_size`,
 `--max_num_tokens`, and the `--extra_llm_api_options` file it writes from here-documents). There
@@ -68,7 +69,7 @@ def _limit(es) -> tuple[int, str]:
     return limit, why
 
 
-def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed]:
+def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed]:  # noqa: C901 (per written list: reads, dead sizes, then grouped findings and passes)
     for path, bps in engine_points(ctx):
         # One written list (or cap) serves every point that reads it: (role, its line) -> the points.
         lists: dict[tuple, list] = {}

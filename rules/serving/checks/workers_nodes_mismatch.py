@@ -66,7 +66,8 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
                     bad.add((fit.lines, msg), bp.name, (fit.where, fit.lines, msg, None))
                     continue
                 es = fit.es
-                msg = f"{es.nodes.name} is `{fit.stated}` ({fit.stated} × {fit.gpn} = {fit.stated * fit.gpn} GPUs), but {fit.arith}"
+                msg = (f"{es.nodes.name} is `{fit.stated}` ({fit.stated} × {fit.gpn} = {fit.stated * fit.gpn} GPUs), "
+                       f"but {fit.arith}")
                 sug = suggest_number(ctx, path, es.nodes.line, fit.stated, fit.need)
                 bad.add((es.nodes.line, msg), bp.name, (fit.where, fit.lines, msg, sug))
         for (w, lines, msg, sug), names in bad.items():

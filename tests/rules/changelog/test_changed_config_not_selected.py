@@ -112,7 +112,8 @@ def _wide(head_text, *entries):
         (WIDE.replace("      - { tp: 4, conc-start: 4, conc-end: 32 }\n", ""), "6 → 5 rows in 3 → 3"),
         (
             WIDE.replace(
-                "    - isl: 8192\n      osl: 1024\n      search-space:\n      - { tp: 8, conc-start: 4, conc-end: 64 }\n",
+                "    - isl: 8192\n      osl: 1024\n      search-space:\n"
+                "      - { tp: 8, conc-start: 4, conc-end: 64 }\n",
                 "",
             ),
             "6 → 5 rows in 3 → 2",

@@ -23,7 +23,7 @@ def test_append_only_mix(new, flagged):
     head = BASE + "".join("\n" + e for e in new)
     r = review(BASE, head, rr014)
     assert [f.code for f in r.findings] == ["RR014"] * len(flagged)
-    for f, key in zip(r.findings, flagged):
+    for f, key in zip(r.findings, flagged, strict=True):
         assert f"(`{key}`) is not `append-only: true`" in f.message and f.blocking
 
 

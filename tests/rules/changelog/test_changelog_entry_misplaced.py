@@ -37,7 +37,7 @@ def test_4867_style_insertion_five_from_the_end():
 def test_placement_table(make_head, expected):
     head = make_head(BASE)
     r = review(BASE, head, rr001)
-    got = [(f.code, f.line if e[1] is not None else None) for f, e in zip(r.findings, expected)]
+    got = [(f.code, f.line if e[1] is not None else None) for f, e in zip(r.findings, expected, strict=False)]
     assert got == expected and len(r.findings) == len(expected)
 
 

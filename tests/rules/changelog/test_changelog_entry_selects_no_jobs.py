@@ -50,7 +50,8 @@ AGENTIC = master(
     row("dsv4-fp4-b200-vllm-agentic")
     .replace("  runner: b200", "  runner: cluster:b200")
     .replace(
-        "    fixed-seq-len:\n    - isl: 8192\n      osl: 1024\n      search-space:\n      - { tp: 8, conc-start: 4, conc-end: 64 }",
+        "    fixed-seq-len:\n    - isl: 8192\n      osl: 1024\n      search-space:\n"
+        "      - { tp: 8, conc-start: 4, conc-end: 64 }",
         "    agentic-coding:\n    - search-space:\n      - { tp: 8, kv-offloading: none, conc-list: [16, 32] }",
     ),
 )

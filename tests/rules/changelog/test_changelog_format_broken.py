@@ -76,7 +76,8 @@ def test_invalid_utf8():
         (
             "RR006",
             line,
-            f"Byte `0xff` at line {line:,} is not valid UTF-8. Rejected by the PR-run `check-changelog` on this push and by the merge path at merge.",
+            f"Byte `0xff` at line {line:,} is not valid UTF-8. Rejected by the PR-run `check-changelog` on this push "
+            "and by the merge path at merge.",
         )
     ]
 
@@ -89,7 +90,8 @@ def test_entry_starting_with_another_key():
         (
             "RR006",
             head.count("\n") - 4,
-            "This top-level item starts with `- description:`, not `- config-keys:`. The PR-run check passes this; the merge path rejects it at merge.",
+            "This top-level item starts with `- description:`, not `- config-keys:`. The PR-run check passes this; the "
+            "merge path rejects it at merge.",
         )
     ]
 
@@ -105,7 +107,8 @@ def test_empty_changelog_added():
         (
             "RR006",
             0,
-            "The new changelog is empty; it must be a YAML list of entries. Rejected by the PR-run `check-changelog` on this push and by the merge path at merge.",
+            "The new changelog is empty; it must be a YAML list of entries. Rejected by the PR-run `check-changelog` "
+            "on this push and by the merge path at merge.",
         )
     ]
 

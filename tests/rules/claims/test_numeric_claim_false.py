@@ -49,7 +49,7 @@ CASES = [
 def test_cases(name, path, text, expected):
     r = _run(FileChange(path, "added", head=text.encode()))
     assert [f.line for f in r.findings] == [line for line, _ in expected]
-    for f, (_, fixed) in zip(r.findings, expected):
+    for f, (_, fixed) in zip(r.findings, expected, strict=True):
         assert f"Write `{fixed}`" in f.fix
     assert all(f.code == "RR250" and not f.blocking for f in r.findings)
 

@@ -16,7 +16,8 @@ def _run(row: str, runners: str | None):
     return run(ctx.changeset, rules=[rr105])
 
 
-HW = "labels:\n  cluster:b300-nv: [b300-nv_0]\nhardware:\n  cluster:b300-nv: {available-cpu-dram-mib: 2000000, gpus-per-node: 8}\n"
+HW = ("labels:\n  cluster:b300-nv: [b300-nv_0]\nhardware:\n"
+      "  cluster:b300-nv: {available-cpu-dram-mib: 2000000, gpus-per-node: 8}\n")
 
 
 def test_dram_offload_without_runner_hardware_fails_the_generator():

@@ -38,9 +38,11 @@ def review(extra_lines: str, pr=77, changed=None):
         'pip install "git+https://github.com/someone/vllm.git@fix#egg=vllm"',
         "pip install /tmp/wheels/sglang-0.5.9+fix-py3-none-any.whl",
         "git clone https://github.com/sgl-project/sglang.git && cd sglang\npip install --no-deps -e python/",
-        "python3 - <<'PY'\nimport vllm, pathlib\np = pathlib.Path(vllm.__file__).parent / 'config.py'\np.write_text(p.read_text().replace('a', 'b'))\nPY",
+        "python3 - <<'PY'\nimport vllm, pathlib\np = pathlib.Path(vllm.__file__).parent / 'config.py'\n"
+        "p.write_text(p.read_text().replace('a', 'b'))\nPY",
         "sed -i 's|x = 1|x = 2|' atom/models/deepseek_v4.py",
-        'FIX=/sgl-workspace/sglang/python/sglang/srt/disaggregation/mori/conn.py\nEXTRA_MOUNTS="-v $PWD/patches/conn.py:${FIX}:ro"',
+        'FIX=/sgl-workspace/sglang/python/sglang/srt/disaggregation/mori/conn.py\n'
+        'EXTRA_MOUNTS="-v $PWD/patches/conn.py:${FIX}:ro"',
     ],
     ids=[
         "sed dist-packages",
@@ -74,7 +76,8 @@ def test_engine_patches_block(line):
         "git clone https://github.com/example/srt-slurm.git && cd srt-slurm\nuv pip install -e .",
         'echo done > "$RESULT_DIR/out.txt"',
         f"# sed -i 's/a/b/' {DIST}/vllm/x.py (not needed any more)",
-        "git clone https://github.com/example/srt-slurm.git && cd srt-slurm\ngit apply ../runners/patches/srt-slurm-vllm-port.patch",
+        "git clone https://github.com/example/srt-slurm.git && cd srt-slurm\n"
+        "git apply ../runners/patches/srt-slurm-vllm-port.patch",
         f"patch --dry-run -p1 -d {DIST} < fix.patch",
         "git apply --check /tmp/vllm-scheduler-fix.patch",
         'docker run -v "$HF_HUB_CACHE:/root/.cache/huggingface" -v "$PWD:/workspace" image',

@@ -13,7 +13,8 @@ P = "benchmarks/multi_node/x/wait_server.sh"
     [
         ("until curl -s -o /dev/null http://localhost:$PORT/health; do sleep 5; done", 1),
         (
-            'while true; do\n  code=$(curl -s -o /dev/null -w "%{http_code}" "http://h:8000/v1/models")\n  sleep 1\ndone',
+            'while true; do\n  code=$(curl -s -o /dev/null -w "%{http_code}" "http://h:8000/v1/models")\n'
+            '  sleep 1\ndone',
             1,
         ),
         ("until curl -sf http://localhost:$PORT/health; do sleep 5; done", 0),

@@ -23,7 +23,7 @@ def run(text: str, env=None, path="benchmarks/single_node/t.sh", extra=None, **k
 
 
 def launched(result):
-    return [" ".join(str(a) for a in l.argv) for l in result.launches if not l.call]
+    return [" ".join(str(a) for a in launch.argv) for launch in result.launches if not launch.call]
 
 
 @pytest.mark.parametrize(
@@ -80,22 +80,22 @@ def test_known_values(text, expected):
 
 def test_arguments_keep_their_source_line():
     r = run('ARGS=(\n  --a 1\n)\nX="--b"\ncmd \\\n  "${ARGS[@]}" $X --c')
-    (l,) = [l for l in r.launches if str(l.argv[0]) == "cmd"]
-    assert [(a.text, a.line) for a in l.argv] == [("cmd", 5), ("--a", 2), ("1", 2), ("--b", 4), ("--c", 6)]
+    (launch,) = [launch for launch in r.launches if str(launch.argv[0]) == "cmd"]
+    assert [(a.text, a.line) for a in launch.argv] == [("cmd", 5), ("--a", 2), ("1", 2), ("--b", 4), ("--c", 6)]
 
 
 def test_unknown_stays_unknown_with_the_reason():
     r = run('V=$(curl -s http://x); cmd "$V" "$(date)" $((Q / 0))')
-    (l,) = [l for l in r.launches if str(l.argv[0]) == "cmd"]
-    assert [a.known for a in l.argv] == [True, False, False, False]
-    assert "output of `curl" in l.argv[1].why
+    (launch,) = [launch for launch in r.launches if str(launch.argv[0]) == "cmd"]
+    assert [a.known for a in launch.argv] == [True, False, False, False]
+    assert "output of `curl" in launch.argv[1].why
 
 
 def test_unknown_branch_merges_to_unknown_and_guards_commands():
     r = run('if [[ "$X" == 1 ]]; then A=1; cmd in; else A=2; fi; cmd "$A"', env={"X": Unknown("point")})
-    guarded = [l for l in r.launches if str(l.argv[0]) == "cmd" and l.guard]
-    assert [str(l.argv[1]) for l in guarded] == ["in"]
-    (last,) = [l for l in r.launches if str(l.argv[0]) == "cmd" and not l.guard]
+    guarded = [launch for launch in r.launches if str(launch.argv[0]) == "cmd" and launch.guard]
+    assert [str(launch.argv[1]) for launch in guarded] == ["in"]
+    (last,) = [launch for launch in r.launches if str(launch.argv[0]) == "cmd" and not launch.guard]
     assert not last.argv[1].known and "depends on" in last.argv[1].why
 
 
@@ -107,15 +107,15 @@ def test_source_reads_files_as_data_and_library_functions_are_not_followed():
     r = run('source "$(dirname "$0")/../lib.sh"; helper; cmd "$PORT" "$SET_BY_HELPER"')
     (src,) = r.sources
     assert (src.target, src.exists, src.read) == ("benchmarks/lib.sh", True, True)
-    (l,) = [l for l in r.launches if str(l.argv[0]) == "cmd"]
-    assert l.argv[1].text == "8888" and not l.argv[2].known and "set by `helper`" in l.argv[2].why
+    (launch,) = [launch for launch in r.launches if str(launch.argv[0]) == "cmd"]
+    assert launch.argv[1].text == "8888" and not launch.argv[2].known and "set by `helper`" in launch.argv[2].why
     assert [str(x.argv[0]) for x in r.launches if x.call] == ["helper"]
 
 
 def test_exported_environment_reaches_launches():
     r = run('export A=1; B=2; C=3 cmd', env={"E": "e"})
-    (l,) = r.launches
-    assert {k: v.value for k, v in l.env.items()} == {"E": "e", "A": "1", "C": "3"}
+    (launch,) = r.launches
+    assert {k: v.value for k, v in launch.env.items()} == {"E": "e", "A": "1", "C": "3"}
 
 
 def test_reads_of_inputs_are_recorded():
@@ -175,7 +175,7 @@ def test_here_documents_record_the_file_they_write():
     assert w.lines == (4, 5, 6, 9) and not w.guarded
     assert r.written["lit.yml"].text == "raw: $B\n"  # a quoted delimiter: no expansion
     assert r.written["tabs.yml"].text == "indented: 16\n"
-    (launch,) = [l for l in r.launches if l.argv[0].text == "cmd"]
+    (launch,) = [launch for launch in r.launches if launch.argv[0].text == "cmd"]
     assert set(launch.files) == {"opts.yml", "lit.yml", "tabs.yml"}
 
 

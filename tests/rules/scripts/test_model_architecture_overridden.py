@@ -35,7 +35,8 @@ def test_computation_changing_overrides_block(line, key):
 @pytest.mark.parametrize(
     "line",
     [
-        """vllm serve m --hf-overrides '{"max_position_embeddings": 262144, "rope_scaling": {"type": "yarn", "factor": 2}}'""",
+        """vllm serve m --hf-overrides '{"max_position_embeddings": """
+        """262144, "rope_scaling": {"type": "yarn", "factor": 2}}'""",
         """vllm serve m --override-generation-config '{"temperature": 0.6, "top_p": 0.95}'""",
         "vllm serve m --max-model-len 8192",
         "# --hf-overrides '{\"num_hidden_layers\": 2}' was tried and dropped",

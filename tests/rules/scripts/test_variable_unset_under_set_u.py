@@ -80,5 +80,6 @@ def test_without_set_u_or_after_set_plus_u_nothing():
 
 
 def test_library_assignments_and_check_env_vars_count():
-    text = '#!/bin/bash\nsource "$(dirname "$0")/../../benchmark_lib.sh"\nset -u\ncheck_env_vars PORX\necho "$PORT $PORX"\n'
+    text = ('#!/bin/bash\nsource "$(dirname "$0")/../../benchmark_lib.sh"\n'
+            'set -u\ncheck_env_vars PORX\necho "$PORT $PORX"\n')
     assert run(repo({P: text}), rules=[rule]).findings == []

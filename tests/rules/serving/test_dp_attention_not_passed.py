@@ -89,7 +89,8 @@ def test_a_row_a_layout_migration_reindents_is_not_a_new_entry():
 
 def test_a_new_row_is_the_prs_and_names_the_script_that_runs_it():
     # control: the PR adds a dp-attn row for 8k1k; the finding goes on it and names the script
-    row = "\n    - isl: 8192\n      osl: 1024\n      search-space:\n      - tp: 8\n        dp-attn: true\n        conc-list: [4]"
+    row = ("\n    - isl: 8192\n      osl: 1024\n      search-space:\n"
+           "      - tp: 8\n        dp-attn: true\n        conc-list: [4]")
     r = run(repo({CFG: ("modified", _cfg(extra_row=row), _cfg())}, extra={SCRIPT: VLLM}), rules=[rule])
     [f] = r.findings
     assert f.path == CFG and f"the server role (`{SCRIPT}`) does not enable DP attention" in f.message, f.message

@@ -73,7 +73,7 @@ trtllm-serve "$MODEL" --port "$PORT" --tp_size "$TP" --max_batch_size "$CONC" --
 wait_for_server_ready
 run_benchmark_serving --model "$MODEL" --port "$PORT" --input-len "$ISL" --output-len "$OSL" \\
     --max-concurrency "$CONC" --num-prompts $((CONC * 10))
-"""
+"""  # noqa: E501 (a script line that must stay one command)
 
 
 def _script_review(concs: str):
@@ -103,7 +103,8 @@ def test_a_fixed_point_recipe_keeps_its_message():
                {"type": "sa-bench", "concurrencies": "4"})
     r = review(text, [rule], path=MN_PATH)
     assert [f.message.split(": ", 1)[1] for f in r.findings] == [
-        "cuda_graph_config.batch_sizes goes up to `4`, above `max_batch_size` 1: TensorRT-LLM drops sizes 2, 4 (dead config)."
+        "cuda_graph_config.batch_sizes goes up to `4`, above `max_batch_size` 1: TensorRT-LLM drops sizes 2, 4 "
+        "(dead config)."
     ]
 
 
