@@ -108,7 +108,7 @@ def read_event(env) -> tuple[str, dict] | str:
     return EVENT_ALIASES.get(name, name), payload
 
 
-def run(inputs: Inputs, env, port=None) -> Result:
+def run(inputs: Inputs, env, port=None) -> Result:  # noqa: C901 (one early return per reason an event is not handled)
     """Handle one Actions event; `port` replaces the GitHub client (tests pass one over the fake)."""
     from bot import logs
     from bot.github import GitHubError

@@ -328,7 +328,7 @@ def reap(conn: redis.Redis, queue: RQQueue) -> int:
             p.exists(keys.lock(pr), keys.marker(pr))
         held = p.execute()
     n = 0
-    for pr, count in zip(prs, held):
+    for pr, count in zip(prs, held, strict=True):  # one EXISTS per PR
         if count == 0 and queue.enqueue_drain(pr):
             log.info("re-queued orphaned jobs of %s", pr, extra={"pr": pr})
             n += 1

@@ -150,7 +150,9 @@ def _key_problem(name: str, pem: str) -> str | None:
     return None
 
 
-def startup_problems(environ: Mapping[str, str], role: Literal["serve", "worker"]) -> tuple[Settings | None, list[str]]:
+def startup_problems(  # noqa: C901 (one branch per misconfiguration it names)
+    environ: Mapping[str, str], role: Literal["serve", "worker"]
+) -> tuple[Settings | None, list[str]]:
     """The settings `role` runs with, and everything wrong with them (empty: it can start).
 
     `serve` needs WEBHOOK_SECRET and credentials; `worker` needs the credentials. Credentials are
