@@ -33,11 +33,16 @@ import logging
 import os
 import sys
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 from bot import output
 from bot.job_types import Job
+
+if TYPE_CHECKING:
+    from bot.github import GitHubPort
 
 log = logging.getLogger(__name__)
 
@@ -80,8 +85,8 @@ def _truthy(value: str | None) -> bool:
     return (value or "").strip().lower() in ("1", "true", "yes", "on")
 
 
-def inputs_from(args, env) -> Inputs:
-    def pick(flag, name, default):
+def inputs_from(args: argparse.Namespace, env: Mapping[str, str]) -> Inputs:
+    def pick(flag: str | None, name: str, default: str) -> str:
         return flag if flag is not None else (env.get(f"INPUT_{name}") or default)
 
     return Inputs(config=pick(args.config, "CONFIG", Inputs.config).strip() or Inputs.config,
@@ -91,7 +96,7 @@ def inputs_from(args, env) -> Inputs:
                   bot_login=pick(args.bot_login, "BOT_LOGIN", "").strip())
 
 
-def read_event(env) -> tuple[str, dict] | str:
+def read_event(env: Mapping[str, str]) -> tuple[str, dict[str, Any]] | str:
     """(event name, payload), or why there is none."""
     name = (env.get("GITHUB_EVENT_NAME") or "").strip()
     path = (env.get("GITHUB_EVENT_PATH") or "").strip()
@@ -108,7 +113,7 @@ def read_event(env) -> tuple[str, dict] | str:
     return EVENT_ALIASES.get(name, name), payload
 
 
-def run(inputs: Inputs, env, port=None) -> Result:
+def run(inputs: Inputs, env: Mapping[str, str], port: GitHubPort | None = None) -> Result:  # noqa: C901 (one early return per reason an event is not handled)
     """Handle one Actions event; `port` replaces the GitHub client (tests pass one over the fake)."""
     from bot import logs
     from bot.github import GitHubError
@@ -141,7 +146,7 @@ def run(inputs: Inputs, env, port=None) -> Result:
         say("no token: pass `github-token` (the default is the workflow's token) or `app-token`", "warning")
         res.result = "ignored"
         return res
-    overrides = {"github_token": token, "dry_run": inputs.dry_run}
+    overrides: dict[str, Any] = {"github_token": token, "dry_run": inputs.dry_run}
     if env.get("GITHUB_API_URL"):
         overrides["github_api_url"] = env["GITHUB_API_URL"]
     settings = Settings(**overrides)
@@ -200,12 +205,13 @@ def run(inputs: Inputs, env, port=None) -> Result:
     return res
 
 
-def _report(job: Job, out, res: Result) -> None:
+def _report(job: Job, out: object, res: Result) -> None:
     from bot.handlers.review import ReviewResult
 
     if not isinstance(out, ReviewResult):
         if job.kind == "command" and out:
-            res.lines.append("**Commands:** " + ", ".join(f"`{x}`" for x in out))
+            done = cast("list[str]", out)  # what a command job did (bot.handlers.commands.handle)
+            res.lines.append("**Commands:** " + ", ".join(f"`{x}`" for x in done))
             res.result = res.result if res.result in ("reviewed", "read-only") else "commands"
         return
     for note in out.notes:
@@ -226,7 +232,7 @@ def _report(job: Job, out, res: Result) -> None:
         res.lines.append(out.summary)
 
 
-def write_outputs(res: Result, env) -> None:
+def write_outputs(res: Result, env: Mapping[str, str]) -> None:
     summary, outputs = env.get("GITHUB_STEP_SUMMARY"), env.get("GITHUB_OUTPUT")
     if summary and res.lines:
         with open(summary, "a", encoding="utf-8") as fh:
@@ -236,14 +242,14 @@ def write_outputs(res: Result, env) -> None:
             fh.write(f"blocking={res.blocking}\nnits={res.nits}\nresult={res.result}\n")
 
 
-def cmd_action(args) -> int:
+def cmd_action(args: argparse.Namespace) -> int:
     env = dict(os.environ)
     res = run(inputs_from(args, env), env)
     write_outputs(res, env)
     return res.exit_code
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     a = sub.add_parser("action", help="run as a GitHub Actions step: handle the workflow's event like the App",
                        description=__doc__.split("\n\n")[0])
     a.add_argument("--config", default=None, help="config file, read from the PR's base (INPUT_CONFIG; "

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from flask import Flask, Response, jsonify
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from werkzeug.exceptions import HTTPException
 
 from bot import __version__, logs
 from bot.handlers import router as default_router
@@ -33,10 +34,9 @@ def build_bot(settings: Settings, deps: Deps | None = None) -> Bot:
     if settings.queue == "rq":
         from bot.rq_mode import RQQueue, redis_store
 
-        store = redis_store(settings)
-        return Bot(settings, default_router, store, RQQueue(settings), None)
-    store = SqliteStore(settings.store_path)
-    holder: dict = {}
+        return Bot(settings, default_router, redis_store(settings), RQQueue(settings), None)
+    store: DeliveryStore = SqliteStore(settings.store_path)
+    holder: dict[str, Deps] = {}
     deps = deps or Deps.from_settings(settings)
     queue = ThreadQueue(lambda job: execute(job, holder["deps"]), workers=settings.worker_threads)
     deps.submit = queue.submit
@@ -62,10 +62,9 @@ def create_app(settings: Settings | None = None, bot: Bot | None = None) -> Flas
     def metrics_view() -> Response:
         return Response(generate_latest(), mimetype=CONTENT_TYPE_LATEST)
 
+    # A bug answers 500 and is logged; the process lives on.
     @app.errorhandler(Exception)
-    def crash(err: Exception):  # a bug answers 500 and is logged; the process lives on
-        from werkzeug.exceptions import HTTPException
-
+    def crash(err: Exception) -> HTTPException | tuple[Response, int]:
         if isinstance(err, HTTPException):
             return err
         log.exception("unhandled error in request")

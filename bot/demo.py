@@ -18,6 +18,7 @@ import tempfile
 import time
 from importlib import resources
 from pathlib import Path
+from typing import IO, Any, cast
 
 PR_NUMBER = 4867
 REPO = "demo-org/inferencex"
@@ -77,11 +78,13 @@ def build_repo(repo: Path, new_entry: str | None = None) -> tuple[str, str]:
     return "main", "kimik3.1-cpu2700"
 
 
-def run_demo(workdir: Path, timeout: float = 60.0) -> dict:
+def run_demo(workdir: Path, timeout: float = 60.0) -> dict[str, Any]:
     """Run the scenario; returns the fake GitHub's state after the bot's job finished."""
     import requests
+    from pydantic import SecretStr
 
     from bot.app import build_bot, create_app
+    from bot.queue import ThreadQueue
     from bot.serving import BackgroundServer
     from bot.settings import Settings
     from bot.webhook import sign
@@ -92,28 +95,30 @@ def run_demo(workdir: Path, timeout: float = 60.0) -> dict:
     fake.add_pr(PR_NUMBER, base=base, head=head, author="contributor", title=TITLE)
     fake_url = fake.start()
     secret = secrets.token_hex(16)
-    settings = Settings(github_api_url=fake_url, github_token="demo-token", webhook_secret=secret,
+    settings = Settings(github_api_url=fake_url, github_token=SecretStr("demo-token"), webhook_secret=SecretStr(secret),
                         store_path=workdir / "store.sqlite3", write_interval_s=0, bot_login="recipe-review[bot]")
     bot = build_bot(settings)
+    queue = cast(ThreadQueue, bot.queue)  # the default QUEUE=threads
     server = BackgroundServer(create_app(settings, bot)).start()
     try:
-        payload = requests.get(f"{fake_url}/_fake/webhook/pull_request",
-                               params={"action": "opened", "number": PR_NUMBER}, timeout=10).json()
+        params: dict[str, str | int] = {"action": "opened", "number": PR_NUMBER}
+        payload = requests.get(f"{fake_url}/_fake/webhook/pull_request", params=params, timeout=10).json()
         body = json.dumps(payload).encode()
         r = requests.post(f"{server.url}/webhook", data=body, timeout=10, headers={
             "X-GitHub-Event": "pull_request", "X-GitHub-Delivery": secrets.token_hex(8),
             "X-Hub-Signature-256": sign(secret.encode(), body), "Content-Type": "application/json"})
         r.raise_for_status()
-        if not bot.queue.join(timeout):
+        if not queue.join(timeout):
             raise RuntimeError(f"the review did not finish within {timeout:.0f} s")
-        return requests.get(f"{fake_url}/_fake/state", timeout=10).json()
+        state: dict[str, Any] = requests.get(f"{fake_url}/_fake/state", timeout=10).json()
+        return state
     finally:
         server.stop()
         bot.queue.close()
         fake.stop()
 
 
-def print_state(state: dict, out=sys.stdout) -> None:
+def print_state(state: dict[str, Any], out: IO[str] = sys.stdout) -> None:
     w = out.write
     for rv in state.get("reviews", []):
         w(f"── review #{rv['id']} ({rv['state']}) by {rv['user']['login']} on {rv['commit_id'][:7]}\n")
@@ -130,7 +135,7 @@ def print_state(state: dict, out=sys.stdout) -> None:
     w(f"── {len(calls)} API calls: " + ", ".join(f"{c['method']} {c['path']}" for c in calls) + "\n")
 
 
-def cmd_demo(args) -> int:
+def cmd_demo(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="recipe-review-demo-") as tmp:
         t0 = time.monotonic()
         state = run_demo(Path(tmp), timeout=args.timeout)
@@ -142,7 +147,7 @@ def cmd_demo(args) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     d = sub.add_parser("demo", help="run the bot on a bundled example PR against the built-in fake GitHub",
                        description=__doc__.split("\n\n")[0])
     d.add_argument("--format", choices=("text", "json"), default="text",

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from unidiff import PatchSet
 from unidiff.errors import UnidiffParseError
+from unidiff.patch import PatchSet
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,8 @@ def hunks(patch: str | None) -> list[Hunk]:
 
 def added_lines(patch: str | None) -> list[int]:
     """Head line numbers of `+` lines."""
-    return [ln.target_line_no for pf in _patchset(patch) or () for h in pf for ln in h if ln.is_added]
+    return [ln.target_line_no for pf in _patchset(patch) or () for h in pf for ln in h
+            if ln.is_added and ln.target_line_no is not None]
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,9 @@ import json
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from types import ModuleType
 
 from bot import __version__, commands
 from rules.registry import ALL_RULES
@@ -61,7 +62,10 @@ def update(text: str) -> str:
         pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
         if not pattern.search(text):
             raise ValueError(f"README lacks the {start} … {end} block")
-        text = pattern.sub(lambda _m, n=name, s=start, e=end: f"{s}\n{render_block(n)}\n{e}", text)
+        def block(_m: re.Match[str], n: str = name, s: str = start, e: str = end) -> str:
+            return f"{s}\n{render_block(n)}\n{e}"
+
+        text = pattern.sub(block, text)
     return text
 
 
@@ -115,7 +119,7 @@ def written_doc(root: Path) -> str:
 
     status = written_status(root)
 
-    def count(ids) -> str:
+    def count(ids: Iterable[str]) -> str:
         ids = list(ids)
         parts = [f"{sum(1 for i in ids if status[i][0] == k)} {STATUS_LABEL[k].split(' ', 1)[1]}" for k in STATUS_LABEL]
         return f"{len(ids)}: " + ", ".join(parts)
@@ -147,7 +151,7 @@ def written_doc(root: Path) -> str:
     return "\n".join(rows) + "\n"
 
 
-def rule_page(rule) -> str:
+def rule_page(rule: ModuleType) -> str:
     """docs/rules/<CODE>.md: code, name, severity, proof, the written rules it enforces, its docstring."""
     from rules.fix import CHANGELOG_CODES, SAFE_SUGGESTIONS
 
@@ -211,7 +215,7 @@ def default_rule_help_uri(env: Mapping[str, str] | None = None) -> str | None:
     return f"{server}/{repo}/blob/{ref}/{RULE_PAGE}"
 
 
-def rule_help_uri(rule, template: str | None = None, env: Mapping[str, str] | None = None) -> str | None:
+def rule_help_uri(rule: ModuleType, template: str | None = None, env: Mapping[str, str] | None = None) -> str | None:
     """The URL of `rule`'s documentation: the config's `rule_help_uri` template, else its page."""
     template = template or default_rule_help_uri(env)
     if not template:
@@ -219,7 +223,7 @@ def rule_help_uri(rule, template: str | None = None, env: Mapping[str, str] | No
     return template.format(code=rule.CODE, anchor=rule.CODE.lower(), name=rule.NAME)
 
 
-def cmd_docs(args) -> int:
+def cmd_docs(args: argparse.Namespace) -> int:
     path = Path(args.write or "README.md")
     new = update(path.read_text(encoding="utf-8"))
     if args.write:
@@ -234,11 +238,11 @@ def cmd_docs(args) -> int:
     return 0
 
 
-def _summary(rule) -> str:
+def _summary(rule: ModuleType) -> str:
     return " ".join(doc_sections(rule)["summary"].split("\n\n")[0].split())
 
 
-def rule_json(rule) -> dict:
+def rule_json(rule: ModuleType) -> dict[str, object]:
     """One rule as `rule --format json` prints it (a contract: tools read these keys)."""
     from rules.fix import CHANGELOG_CODES, SAFE_SUGGESTIONS
 
@@ -247,12 +251,12 @@ def rule_json(rule) -> dict:
             "documentation": (rule.__doc__ or "").strip() + "\n"}
 
 
-def rule_text(rule) -> str:
+def rule_text(rule: ModuleType) -> str:
     """One rule's documentation as Markdown: the text of its page, docs/rules/<CODE>.md."""
     return rule_page(rule)
 
 
-def cmd_rule(args) -> int:
+def cmd_rule(args: argparse.Namespace) -> int:
     from bot.cli import UsageError
     from rules.registry import by_code
 
@@ -276,7 +280,7 @@ def cmd_rule(args) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r = sub.add_parser("rule", help="show a rule's documentation (`rule RR001`), or list every rule (`rule --all`)",
                        description="Print the documentation of one rule, by code or name, or with --all one line per "
                                    "rule: code, name, default severity and what it flags.")

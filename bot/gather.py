@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from bot.github import GitHubPort, Snapshot
 from rules.changeset import ChangeSet
 from rules.config import EngineConfig, load_repo_config
 from rules.inputs import Got, Reads, Target, changeset_of, config_reads, first_reads, more_reads
@@ -75,20 +76,27 @@ class SnapshotReader:
     comments, threads and check runs (`snap`); blobs go `BLOBS_PER_QUERY` to a query, and a text
     GraphQL truncates is read again whole (`GitHubPort.blob`)."""
 
-    def __init__(self, port, repo: str, number: int, head_sha: str):
+    def __init__(self, port: GitHubPort, repo: str, number: int, head_sha: str):
         self.port, self.repo, self.number, self.head_sha = port, repo, number, head_sha
-        self.snap = None  # the first snapshot: the PR's state as of the first read
+        self._snap: Snapshot | None = None  # the first snapshot: the PR's state as of the first read
+
+    @property
+    def snap(self) -> Snapshot:
+        """The first read's snapshot (the PR's state, comments, threads, check runs, every blob read)."""
+        if self._snap is None:
+            raise RuntimeError("nothing has been read yet")
+        return self._snap
 
     def read(self, reads: Reads) -> Got:
         got = Got()
         blobs = list(reads.blobs)
-        first = self.snap is None
+        first = self._snap is None
         chunk = blobs[:BLOBS_PER_QUERY]
         snap = self.port.snapshot(self.repo, self.number, chunk, list(reads.trees),
                                   self.head_sha if first else None, list(reads.probes),
                                   listings=list(reads.listings))
         if first:
-            self.snap = snap
+            self._snap = snap
         truncated = dict(snap.truncated)
         self._take(got, snap)
         for i in range(BLOBS_PER_QUERY, len(blobs), BLOBS_PER_QUERY):  # a PR with hundreds of files
@@ -105,7 +113,7 @@ class SnapshotReader:
         return got
 
     @staticmethod
-    def _take(got: Got, snap) -> None:
+    def _take(got: Got, snap: Snapshot) -> None:
         got.blobs.update(snap.blobs)
         got.modes.update(snap.modes)
         got.listed |= set(snap.listed)

@@ -13,8 +13,9 @@ from __future__ import annotations
 import base64
 import logging
 import threading
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ParamSpec, Protocol, TypeVar, cast
 
 import github
 from github import Auth, Github, GithubException, GithubIntegration, GithubRetry
@@ -146,23 +147,26 @@ class GitHubPort(Protocol):
         seconds or None)."""
         ...
     def snapshot(self, repo: str, number: int, blobs: list[str], trees: list[str],
-                 head_sha: str | None = None, probes: list[str] = (), listings: list[str] = ()) -> Snapshot: ...
+                 head_sha: str | None = None, probes: Sequence[str] = (), listings: Sequence[str] = ()) -> Snapshot: ...
     def blob(self, repo: str, oid: str) -> bytes: ...
-    def create_review(self, repo: str, number: int, commit_sha: str, body: str, comments: list[dict]) -> int: ...
+    def create_review(self, repo: str, number: int, commit_sha: str, body: str,
+                      comments: list[dict[str, Any]]) -> int: ...
     def reply_to_review_comment(self, repo: str, number: int, comment_id: int, body: str) -> int: ...
     def edit_review_comment(self, repo: str, comment_id: int, body: str) -> None: ...
     def resolve_thread(self, thread_id: str) -> None: ...
     def create_issue_comment(self, repo: str, number: int, body: str) -> int: ...
     def edit_issue_comment(self, repo: str, comment_id: int, body: str) -> None: ...
-    def create_check_run(self, repo: str, name: str, head_sha: str, conclusion: str | None, output: dict) -> int: ...
-    def update_check_run(self, repo: str, check_run_id: int, conclusion: str | None, output: dict) -> None: ...
+    def create_check_run(self, repo: str, name: str, head_sha: str, conclusion: str | None,
+                         output: dict[str, Any]) -> int: ...
+    def update_check_run(self, repo: str, check_run_id: int, conclusion: str | None,
+                         output: dict[str, Any]) -> None: ...
     def check_runs(self, repo: str, head_sha: str, name: str) -> list[CheckRunInfo]: ...
     def pulls_for_commit(self, repo: str, sha: str) -> list[PullInfo]: ...
     def add_labels(self, repo: str, number: int, labels: list[str]) -> None: ...
     def remove_label(self, repo: str, number: int, label: str) -> None: ...
     def add_reaction(self, repo: str, kind: str, comment_id: int, content: str) -> None: ...
     def permission(self, repo: str, user: str) -> str: ...
-    def workflow_runs(self, repo: str, head_sha: str) -> list[dict]: ...
+    def workflow_runs(self, repo: str, head_sha: str) -> list[dict[str, Any]]: ...
     def get_pull(self, repo: str, number: int) -> PullInfo: ...
     def viewer_login(self) -> str: ...
     # Git data API (`/fix`): read a commit and its tree, write blobs, a tree, a commit, move a branch.
@@ -175,7 +179,7 @@ class GitHubPort(Protocol):
     def update_ref(self, repo: str, branch: str, sha: str) -> None: ...
 
 
-def _committed(commit) -> int | None:
+def _committed(commit: object) -> int | None:
     """A compare commit's committer time in Unix seconds, or None."""
     c = getattr(commit, "commit", None)
     when = c.committer.date if c is not None and c.committer is not None else None
@@ -191,21 +195,23 @@ def make_retry(settings: Settings) -> GithubRetry:
                        secondary_rate_wait=5, max_rate_limit_wait=120)
 
 
-_INTEGRATIONS: dict[tuple, GithubIntegration] = {}
-_CLIENTS: dict[tuple, Github] = {}
+_INTEGRATIONS: dict[tuple[object, ...], GithubIntegration] = {}
+_CLIENTS: dict[tuple[object, ...], Github] = {}
 _LOCK = threading.Lock()
 
 
 def client_for(settings: Settings, installation_id: int | None = None) -> Github:
     """A cached PyGithub client: App installation auth when configured, else token auth."""
-    common = dict(base_url=settings.github_api_url.rstrip("/"), retry=make_retry(settings), lazy=True,
-                  timeout=int(max(1, settings.http_timeout_s)), per_page=100,
-                  seconds_between_requests=None, seconds_between_writes=settings.write_interval_s or None)
+    common: dict[str, Any] = dict(
+        base_url=settings.github_api_url.rstrip("/"), retry=make_retry(settings), lazy=True,
+        timeout=int(max(1, settings.http_timeout_s)), per_page=100,
+        seconds_between_requests=None, seconds_between_writes=settings.write_interval_s or None)
     if settings.app_auth and installation_id is not None:
-        key = ("app", settings.github_api_url, settings.github_app_id, installation_id)
+        key: tuple[object, ...] = ("app", settings.github_api_url, settings.github_app_id, installation_id)
         with _LOCK:
             if key not in _CLIENTS:
-                auth = Auth.AppAuth(settings.github_app_id, settings.private_key())
+                app_id = cast(int, settings.github_app_id)  # `app_auth`: the App ID is set
+                auth = Auth.AppAuth(app_id, settings.private_key())
                 _CLIENTS[key] = Github(auth=auth.get_installation_auth(installation_id), **common)
             return _CLIENTS[key]
     token = settings.github_token.get_secret_value() if settings.github_token else None
@@ -216,7 +222,7 @@ def client_for(settings: Settings, installation_id: int | None = None) -> Github
         return _CLIENTS[key]
 
 
-def _observe(port, what: str) -> None:
+def _observe(port: PyGithubPort, what: str) -> None:
     """Count the call and remember the rate-limit budget GitHub last reported (no extra request)."""
     metrics.API_CALLS.labels(what).inc()
     try:
@@ -227,9 +233,13 @@ def _observe(port, what: str) -> None:
         metrics.RATE_REMAINING.set(remaining)
 
 
-def _wrap(what: str):
-    def deco(fn):
-        def inner(*args, **kwargs):
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _wrap(what: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
+    def deco(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+        def inner(*args: _P.args, **kwargs: _P.kwargs) -> _R:
             try:
                 return fn(*args, **kwargs)
             except GithubException as err:
@@ -279,12 +289,12 @@ def _listing(depth: int) -> str:
     return f"... on Tree {{ entries {{ name path type mode{inner} }} }}"
 
 
-def _mode(mode) -> str:
+def _mode(mode: object) -> str:
     """GitHub's decimal `mode` (33188) as git's octal string (`100644`)."""
     return f"{mode:06o}" if isinstance(mode, int) else str(mode or "")
 
 
-def _walk_listing(node: dict | None, rev: str, path: str, snap: Snapshot, depth: int = LISTING_DEPTH) -> None:
+def _walk_listing(node: dict[str, Any] | None, rev: str, path: str, snap: Snapshot, depth: int = LISTING_DEPTH) -> None:
     if not node or node.get("entries") is None:
         return
     snap.listed.add(f"{rev}:{path}")
@@ -301,8 +311,8 @@ VIEWER = "query { viewer { login } }"
 
 
 def snapshot_document(owner: str, name: str, number: int, blobs: list[str], trees: list[str],
-                      head_sha: str | None, probes: list[str] = (),
-                      listings: list[str] = ()) -> tuple[str, dict[str, Any]]:
+                      head_sha: str | None, probes: Sequence[str] = (),
+                      listings: Sequence[str] = ()) -> tuple[str, dict[str, Any]]:
     """The one GraphQL query of a PR read: state, comments, threads, `blobs` and `trees` by alias
     (`rev:path` expressions; a tree's entries with their modes and blobs), the existence of `probes`
     files, `listings` (names and modes, LISTING_DEPTH levels of nested Tree entries, no text), and the
@@ -340,7 +350,7 @@ def page_document() -> str:
     return _SNAPSHOT_QUERY % {"vars": "", "objects": "", "page": GRAPHQL_PAGE}
 
 
-def _login(actor: dict | None) -> str:
+def _login(actor: dict[str, Any] | None) -> str:
     return ((actor or {}).get("login") or "ghost").removesuffix("[bot]")
 
 
@@ -356,8 +366,9 @@ class PyGithubPort:
     def compare(self, repo: str, base: str, head: str,
                 number: int) -> tuple[str, list[FileInfo], int | None, int | None]:
         cmp = self.gh.get_repo(repo).compare(base, head)
-        files = cmp.files
-        if len(files) >= COMPARE_FILE_LIMIT:
+        listed = cmp.files
+        files: Iterable[github.File.File] = listed
+        if len(listed) >= COMPARE_FILE_LIMIT:
             files = PaginatedList(github.File.File, self.req, f"/repos/{repo}/pulls/{number}/files",
                                   {"per_page": 100})
         out = [FileInfo(f.filename, f.status, f.patch, f.previous_filename, f.sha, f.additions, f.deletions)
@@ -382,7 +393,7 @@ class PyGithubPort:
         return self._pull(d)
 
     @staticmethod
-    def _pull(d: dict) -> PullInfo:
+    def _pull(d: dict[str, Any]) -> PullInfo:
         state = "merged" if d.get("merged") or d.get("merged_at") else d["state"]
         return PullInfo(d["number"], state, bool(d.get("draft")), d["head"]["sha"], d["base"]["sha"],
                         d["base"]["ref"], _login(d.get("user")), d.get("title") or "",
@@ -390,7 +401,7 @@ class PyGithubPort:
 
     @_wrap("reading the pull request state")
     def snapshot(self, repo: str, number: int, blobs: list[str], trees: list[str],
-                 head_sha: str | None = None, probes: list[str] = (), listings: list[str] = ()) -> Snapshot:
+                 head_sha: str | None = None, probes: Sequence[str] = (), listings: Sequence[str] = ()) -> Snapshot:
         """One GraphQL read: PR state, comments, threads, check runs on `head_sha`, blobs, trees
         (their blobs' text and modes), whether each `probes` file exists (its oid only, never its
         text), and listings ("rev:dir": names and modes, LISTING_DEPTH levels of nested Tree
@@ -454,13 +465,14 @@ class PyGithubPort:
         return snap
 
     @staticmethod
-    def _blob(node: dict | None, key: str, snap: Snapshot) -> bytes | None:
+    def _blob(node: dict[str, Any] | None, key: str, snap: Snapshot) -> bytes | None:
         if not node or node.get("isBinary") or node.get("text") is None:
             return None
         if node.get("isTruncated"):
             snap.truncated[key] = node["oid"]
             return None
-        return node["text"].encode("utf-8")
+        text: str = node["text"]
+        return text.encode("utf-8")
 
     @_wrap("reading a blob")
     def blob(self, repo: str, oid: str) -> bytes:
@@ -498,21 +510,21 @@ class PyGithubPort:
     def create_blob(self, repo: str, content: bytes) -> str:
         _, d = self.req.requestJsonAndCheck("POST", f"/repos/{repo}/git/blobs", input={
             "content": base64.b64encode(content).decode("ascii"), "encoding": "base64"})
-        return d["sha"]
+        return cast(str, d["sha"])
 
     @_wrap("writing a tree")
     def create_tree(self, repo: str, base_tree: str, entries: list[tuple[str, str, str]]) -> str:
         tree = [{"path": path, "mode": mode, "type": "blob", "sha": sha} for path, mode, sha in entries]
         _, d = self.req.requestJsonAndCheck("POST", f"/repos/{repo}/git/trees",
                                             input={"base_tree": base_tree, "tree": tree})
-        return d["sha"]
+        return cast(str, d["sha"])
 
     @_wrap("writing a commit")
     def create_commit(self, repo: str, message: str, tree: str, parents: list[str]) -> str:
         # No author or committer: GitHub records the App (its bot user) for both.
         _, d = self.req.requestJsonAndCheck("POST", f"/repos/{repo}/git/commits",
                                             input={"message": message, "tree": tree, "parents": parents})
-        return d["sha"]
+        return cast(str, d["sha"])
 
     @_wrap("updating the branch")
     def update_ref(self, repo: str, branch: str, sha: str) -> None:
@@ -528,23 +540,23 @@ class PyGithubPort:
         return d.get("role_name") or d.get("permission") or "none"
 
     @_wrap("listing workflow runs")
-    def workflow_runs(self, repo: str, head_sha: str) -> list[dict]:
+    def workflow_runs(self, repo: str, head_sha: str) -> list[dict[str, Any]]:
         _, d = self.req.requestJsonAndCheck("GET", f"/repos/{repo}/actions/runs",
                                             parameters={"head_sha": head_sha, "per_page": 100})
         return list(d.get("workflow_runs") or ())
 
     # -- writes --------------------------------------------------------------------------------
     @_wrap("posting the review")
-    def create_review(self, repo: str, number: int, commit_sha: str, body: str, comments: list[dict]) -> int:
+    def create_review(self, repo: str, number: int, commit_sha: str, body: str, comments: list[dict[str, Any]]) -> int:
         payload = {"commit_id": commit_sha, "body": body, "event": "COMMENT", "comments": comments}
         _, d = self.req.requestJsonAndCheck("POST", f"/repos/{repo}/pulls/{number}/reviews", input=payload)
-        return d["id"]
+        return cast(int, d["id"])
 
     @_wrap("replying to a review comment")
     def reply_to_review_comment(self, repo: str, number: int, comment_id: int, body: str) -> int:
         _, d = self.req.requestJsonAndCheck("POST", f"/repos/{repo}/pulls/{number}/comments/{comment_id}/replies",
                                             input={"body": body})
-        return d["id"]
+        return cast(int, d["id"])
 
     @_wrap("editing a review comment")
     def edit_review_comment(self, repo: str, comment_id: int, body: str) -> None:
@@ -557,27 +569,28 @@ class PyGithubPort:
     @_wrap("posting a comment")
     def create_issue_comment(self, repo: str, number: int, body: str) -> int:
         _, d = self.req.requestJsonAndCheck("POST", f"/repos/{repo}/issues/{number}/comments", input={"body": body})
-        return d["id"]
+        return cast(int, d["id"])
 
     @_wrap("editing a comment")
     def edit_issue_comment(self, repo: str, comment_id: int, body: str) -> None:
         self.req.requestJsonAndCheck("PATCH", f"/repos/{repo}/issues/comments/{comment_id}", input={"body": body})
 
     @staticmethod
-    def _check_state(conclusion: str | None) -> dict:
+    def _check_state(conclusion: str | None) -> dict[str, str]:
         """`conclusion` None: the run is (again) in progress; otherwise it completes with it."""
         if conclusion is None:
             return {"status": "in_progress"}
         return {"status": "completed", "conclusion": conclusion}
 
     @_wrap("creating the check run")
-    def create_check_run(self, repo: str, name: str, head_sha: str, conclusion: str | None, output: dict) -> int:
+    def create_check_run(self, repo: str, name: str, head_sha: str, conclusion: str | None,
+                         output: dict[str, Any]) -> int:
         _, d = self.req.requestJsonAndCheck("POST", f"/repos/{repo}/check-runs", input={
             "name": name, "head_sha": head_sha, **self._check_state(conclusion), "output": output})
-        return d["id"]
+        return cast(int, d["id"])
 
     @_wrap("updating the check run")
-    def update_check_run(self, repo: str, check_run_id: int, conclusion: str | None, output: dict) -> None:
+    def update_check_run(self, repo: str, check_run_id: int, conclusion: str | None, output: dict[str, Any]) -> None:
         self.req.requestJsonAndCheck("PATCH", f"/repos/{repo}/check-runs/{check_run_id}", input={
             **self._check_state(conclusion), "output": output})
 
@@ -617,14 +630,14 @@ class PyGithubPort:
                                      input={"content": content})
 
 
-def decode_content(d: dict) -> bytes | None:
+def decode_content(d: dict[str, Any]) -> bytes | None:
     """Bytes of a contents-API JSON object (None when GitHub sent no inline content)."""
     if d.get("encoding") == "base64" and d.get("content") is not None:
         return base64.b64decode(d["content"])
     return None
 
 
-def create_app_from_manifest(api_url: str, code: str, timeout_s: float = 15.0) -> dict:
+def create_app_from_manifest(api_url: str, code: str, timeout_s: float = 15.0) -> dict[str, Any]:
     """GitHub's `POST /app-manifests/{code}/conversions` (`recipe-review register`): the App created
     from a manifest, with its `id`, `slug`, `pem`, `webhook_secret`, `client_id` and `client_secret`.
     It takes no credentials (the one-hour, one-use code is the credential). Raises GitHubError."""

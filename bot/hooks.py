@@ -10,17 +10,18 @@ from __future__ import annotations
 import argparse
 
 
-def cmd_hook(args) -> int:
+def cmd_hook(args: argparse.Namespace) -> int:
     from bot import cli
 
     parser = cli.build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))  # noqa: SLF001
     target = args.target if args.target in sub.choices and args.target != "hook" else "check"
     ns = parser.parse_args([target, *args.rest])
-    return ns.func(ns)
+    rc: int = ns.func(ns)
+    return rc
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     h = sub.add_parser("hook", help="pre-commit entry point: `hook fix` runs `fix` once it exists, else `check`",
                        description=__doc__.split("\n\n")[0])
     h.add_argument("target", choices=("fix", "check"))

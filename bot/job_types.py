@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 
 @dataclass(frozen=True, kw_only=True)
-class Job(Mapping):
+class Job(Mapping[str, Any]):
     """What every job has: the PR it is for, where it came from, and how often it ran."""
 
     KIND: ClassVar[str] = ""
@@ -46,7 +46,7 @@ class Job(Mapping):
     def pr_key(self) -> str:
         return f"{self.repo}#{self.number}"
 
-    def to_payload(self) -> dict:
+    def to_payload(self) -> dict[str, Any]:
         """The JSON-safe dict the queue carries (all keys, so older readers find what they expect)."""
         out: dict[str, Any] = dict(self.extra)
         out["kind"] = self.kind
@@ -118,7 +118,7 @@ class OtherJob(Job):
     def kind(self) -> str:
         return self.other_kind
 
-    def to_payload(self) -> dict:
+    def to_payload(self) -> dict[str, Any]:
         out = dict(self.extra)
         out.update(kind=self.other_kind, repo=self.repo, number=self.number, delivery_id=self.delivery_id,
                    installation_id=self.installation_id, attempt=self.attempt)

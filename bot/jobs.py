@@ -14,11 +14,12 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any, TypeGuard
 
 from bot import lifecycle, metrics
 from bot.github import GitHubError, GitHubPort, PyGithubPort, client_for
 from bot.handlers import review as review_handler
-from bot.job_types import AnyJob, Job, OtherJob, RerequestJob, ReviewJob, as_job
+from bot.job_types import AnyJob, CommandJob, Job, OtherJob, RerequestJob, ReviewJob, as_job
 from bot.queue import MAX_ATTEMPTS
 from bot.settings import Settings
 
@@ -40,11 +41,12 @@ class Deps:
     store: object | None = None  # bot.store.DeliveryStore: heads a job learns (`/fix` pushes one)
 
     @classmethod
-    def from_settings(cls, settings: Settings, submit=None, store=None) -> Deps:
+    def from_settings(cls, settings: Settings, submit: Callable[[Job], None] | None = None,
+                      store: object | None = None) -> Deps:
         return cls(settings, lambda inst: PyGithubPort(client_for(settings, inst)), submit, store=store)
 
 
-def review_job(job: ReviewJob | Mapping) -> review_handler.ReviewJob:
+def review_job(job: ReviewJob | Mapping[str, Any]) -> review_handler.ReviewJob:
     """What the review handler needs of a queued review job."""
     d = as_job(job)
     if not isinstance(d, ReviewJob):
@@ -54,7 +56,7 @@ def review_job(job: ReviewJob | Mapping) -> review_handler.ReviewJob:
                                     force=d.force, added_label=d.added_label, config_path=d.config_path)
 
 
-def not_retryable(err: BaseException) -> bool:
+def not_retryable(err: BaseException) -> TypeGuard[GitHubError]:
     return isinstance(err, GitHubError) and (err.permanent or err.forbidden)
 
 
@@ -62,13 +64,13 @@ def _ours(job: AnyJob, settings: Settings) -> bool:
     """A check run / suite event names the App that owns it; only our own re-runs are ours to serve."""
     app_id, slug = getattr(job, "app_id", None), getattr(job, "app_slug", None)
     if settings.github_app_id is not None and app_id is not None:
-        return app_id == settings.github_app_id
+        return bool(app_id == settings.github_app_id)
     if slug is not None:
-        return slug == settings.bot_login.removesuffix("[bot]")
+        return bool(slug == settings.bot_login.removesuffix("[bot]"))
     return True  # token auth and a payload without the app's slug: nothing to tell it by
 
 
-def execute(job: Job | Mapping, deps: Deps) -> object:
+def execute(job: Job | Mapping[str, Any], deps: Deps) -> object:
     """Run one job (typed, or a queued payload); raises on a failure worth retrying so the queue can retry it."""
     start = time.monotonic()
     job = as_job(job)
@@ -96,9 +98,9 @@ def execute(job: Job | Mapping, deps: Deps) -> object:
             status = "unknown"
             log.error("unknown job kind %s", kind, extra=extra)
             return None
-        out = handler(port, job, deps)
+        result = handler(port, job, deps)
         status = "done"
-        return out
+        return result
     except Exception as err:
         if not_retryable(err):
             status = "failed"
@@ -112,7 +114,7 @@ def execute(job: Job | Mapping, deps: Deps) -> object:
         log.info("job finished", extra=extra)
 
 
-def _review(port: GitHubPort, job: ReviewJob, deps: Deps, extra: dict) -> review_handler.ReviewResult:
+def _review(port: GitHubPort, job: ReviewJob, deps: Deps, extra: dict[str, Any]) -> review_handler.ReviewResult:
     if deps.config_path and not job.config_path:
         job = dataclasses.replace(job, config_path=deps.config_path)
     try:
@@ -143,7 +145,7 @@ def _review(port: GitHubPort, job: ReviewJob, deps: Deps, extra: dict) -> review
     return out
 
 
-def _command(port, job, deps):
+def _command(port: GitHubPort, job: CommandJob, deps: Deps) -> list[str]:
     from bot.handlers import commands
 
     return commands.handle(port, job, deps)
@@ -165,4 +167,4 @@ def _rerequest(port: GitHubPort, job: RerequestJob, deps: Deps) -> list[ReviewJo
     return jobs
 
 
-HANDLERS: dict[str, Callable] = {"command": _command, "rerequest": _rerequest}
+HANDLERS: dict[str, Callable[[GitHubPort, Any, Deps], object]] = {"command": _command, "rerequest": _rerequest}

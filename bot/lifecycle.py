@@ -15,22 +15,26 @@ The author always sees something: either the verdict or why there is none and ho
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from bot.github import GitHubError, GitHubPort, Snapshot
 from bot.render import CHECK_RUN_NAME
+
+if TYPE_CHECKING:
+    from bot.handlers.review import ReviewJob, ReviewResult
 
 log = logging.getLogger(__name__)
 
 RETRY_HINT = "Comment `/review` on the pull request to try again, or press **Re-run** on this check."
 
 
-def in_progress_output(head_sha: str) -> dict:
+def in_progress_output(head_sha: str) -> dict[str, str]:
     return {"title": "Reviewing…",
             "summary": f"recipe-review is reading `{head_sha[:7]}` and running its rules; the verdict replaces "
                        "this text in a few seconds."}
 
 
-def failed_output(head_sha: str, reason: str) -> dict:
+def failed_output(head_sha: str, reason: str) -> dict[str, str]:
     """A job that cannot finish: the reason, in GitHub's own words when it has them, and what to do."""
     return {"title": "Review could not finish",
             "summary": (f"recipe-review could not review `{head_sha[:7]}`: {reason}\n\n"
@@ -38,7 +42,7 @@ def failed_output(head_sha: str, reason: str) -> dict:
                         "the bot's logs carry the same line.")}
 
 
-def start(port: GitHubPort, job, snap: Snapshot, outcome) -> None:
+def start(port: GitHubPort, job: ReviewJob, snap: Snapshot, outcome: ReviewResult) -> None:
     """Mark the review as running on the head (see the module docstring); records the run's id."""
     mine = [c for c in snap.check_runs if c.name == CHECK_RUN_NAME]
     try:

@@ -177,7 +177,7 @@ def new_rule(root: Path, domain: str, name: str) -> dict[str, str]:
     return {"code": code, "module": str(path.relative_to(root)), "test": str(test.relative_to(root))}
 
 
-def cmd_new_rule(args) -> int:
+def cmd_new_rule(args: argparse.Namespace) -> int:
     from bot.cli import UsageError
 
     try:
@@ -190,7 +190,7 @@ def cmd_new_rule(args) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     n = sub.add_parser("new-rule", help="write a new rule's module skeleton, its registry line and a test stub",
                        description="Write rules/DOMAIN/checks/NAME.py (docstring sections, the next free CODE of "
                                    "the domain's range, SEVERITY nit, a check function), add it to "

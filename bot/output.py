@@ -2,8 +2,16 @@
 (GitHub code scanning; validated against the OASIS schema in tests/test_sarif.py)."""
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
 from rules import runner
+from rules.finding import Finding
 from rules.runner import Report
+
+if TYPE_CHECKING:
+    from rules.config import EngineConfig
 
 MARK = {"blocking": "🔴 BLOCKING", "nit": "🟡 nit"}
 
@@ -22,7 +30,7 @@ class Style:
         return f"\x1b[{_SGR[kind]}m{text}\x1b[0m" if self.enabled and text else text
 
 
-def use_color(stream, environ) -> bool:
+def use_color(stream: object, environ: Mapping[str, str]) -> bool:
     """no-color.org and force-color.org, in the order CPython's own colour support reads them:
     a non-empty NO_COLOR turns colour off, else a non-empty FORCE_COLOR turns it on, else
     TERM=dumb turns it off, else colour is on exactly when the stream is a terminal."""
@@ -36,7 +44,7 @@ def use_color(stream, environ) -> bool:
     return bool(isatty and isatty())
 
 
-def as_text(report: Report, config_errors: list[str] = (), quiet: bool = False, color: bool = False) -> str:
+def as_text(report: Report, config_errors: Sequence[str] = (), quiet: bool = False, color: bool = False) -> str:
     """The human report: findings (with why, fix and evidence), then the checks that passed or did
     not run, then one count line. `quiet`: the findings and the count line only."""
     st = Style(color)
@@ -83,7 +91,7 @@ def _esc_prop(s: str) -> str:
 ANNOTATIONS_PER_LEVEL = 10
 
 
-def _annotation(f) -> str:
+def _annotation(f: Finding) -> str:
     level = "error" if f.blocking else "warning"
     props = []
     if f.path:
@@ -97,7 +105,7 @@ def _annotation(f) -> str:
     return f"::{level} {','.join(props)}::{_esc_data(body)}"
 
 
-def as_github(report: Report, config_errors: list[str] = (), summary: bool = False,
+def as_github(report: Report, config_errors: Sequence[str] = (), summary: bool = False,
               limit: int = ANNOTATIONS_PER_LEVEL) -> str:
     """GitHub Actions workflow commands: an ::error per blocking finding and a ::warning per nit
     (config errors first among the warnings), at most `limit` of each level, and one ::notice
@@ -127,7 +135,7 @@ def _md_cell(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
-def step_summary(report: Report, config_errors: list[str] = (), quiet: bool = False) -> str:
+def step_summary(report: Report, config_errors: Sequence[str] = (), quiet: bool = False) -> str:
     """The job summary (GITHUB_STEP_SUMMARY, Markdown) of `check --format github`: every finding,
     then the checks that passed and those that did not run (`quiet`: the findings only)."""
     passed = [c for c in report.checks if c.status == "passed"]
@@ -168,7 +176,7 @@ SARIF_LEVEL = {"blocking": "error", "nit": "note"}
 FINGERPRINT_KEY = "recipeReviewFinding/v1"  # code + path + message: survives edits that move the line
 
 
-def _rule_descriptor(rule, severity: str, help_uri: str | None) -> dict:
+def _rule_descriptor(rule: ModuleType, severity: str, help_uri: str | None) -> dict[str, Any]:
     from rules.runner import doc_sections
 
     s = doc_sections(rule)
@@ -178,7 +186,7 @@ def _rule_descriptor(rule, severity: str, help_uri: str | None) -> dict:
     for name in ("Why it matters", "When it fires", "Example", "Fix", "Options"):
         if s.get(name):
             parts.append(f"## {name}\n\n{s[name]}")
-    d = {"id": rule.CODE, "name": rule.NAME,
+    d: dict[str, Any] = {"id": rule.CODE, "name": rule.NAME,
          "shortDescription": {"text": summary},
          "fullDescription": {"text": why or summary},
          "help": {"text": "\n\n".join(p.replace("**", "") for p in parts), "markdown": "\n\n".join(parts)},
@@ -192,8 +200,8 @@ def _rule_descriptor(rule, severity: str, help_uri: str | None) -> dict:
     return d
 
 
-def as_sarif(report: Report, config=None, config_errors: list[str] = (), ran=None,
-             force: frozenset[str] = frozenset()) -> dict:
+def as_sarif(report: Report, config: EngineConfig | None = None, config_errors: Sequence[str] = (),
+             ran: Iterable[ModuleType] | None = None, force: frozenset[str] = frozenset()) -> dict[str, Any]:
     """SARIF 2.1.0 for code scanning: every rule that ran (`ran`, default all; enabled by the config
     or forced by --select) with its documentation, every finding as a result (blocking = error,
     nit = note) with its region and its fingerprint as a partialFingerprint."""
@@ -203,17 +211,18 @@ def as_sarif(report: Report, config=None, config_errors: list[str] = (), ran=Non
 
     config = config or EngineConfig()
     help_uri = config.repo.rule_help_uri
-    rules, index = [], {}
+    rules: list[dict[str, Any]] = []
+    index: dict[str, int] = {}
     for rule in ALL_RULES if ran is None else ran:
         rc = config.rule_config(rule.CODE, rule.NAME, runner.enabled_by_default(rule))
         if not rc.enabled and rule.CODE not in force:
             continue
         index[rule.CODE] = len(rules)
         rules.append(_rule_descriptor(rule, (rc.severity or rule.SEVERITY).value, help_uri))
-    results = []
+    results: list[dict[str, Any]] = []
     for f in report.findings:
         text = f.message + (f"\n\nFix: {f.fix}" if f.fix else "")
-        r = {"ruleId": f.code, "level": SARIF_LEVEL[f.severity.value], "message": {"text": text},
+        r: dict[str, Any] = {"ruleId": f.code, "level": SARIF_LEVEL[f.severity.value], "message": {"text": text},
              "partialFingerprints": {FINGERPRINT_KEY: f.fingerprint},
              "properties": {"severity": f.severity.value, "name": f.name, "evidence": list(f.evidence)}}
         if f.code in index:
@@ -227,7 +236,7 @@ def as_sarif(report: Report, config=None, config_errors: list[str] = (), ran=Non
         else:
             r["locations"] = []  # a finding about the whole PR: no file to point at
         results.append(r)
-    invocation: dict = {"executionSuccessful": True}
+    invocation: dict[str, Any] = {"executionSuccessful": True}
     if config_errors:
         invocation["toolConfigurationNotifications"] = [
             {"level": "warning", "message": {"text": f"{e} (defaults used)"}} for e in config_errors]

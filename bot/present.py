@@ -105,7 +105,7 @@ class Item:
         return out
 
 
-def _priority(it: Item):
+def _priority(it: Item) -> tuple[bool, str, int, str]:
     return (not it.blocking, it.path, it.first.line, it.code)
 
 
@@ -141,7 +141,8 @@ class Ignore:
 
 def split_ignored(findings: Iterable[Finding], ignores: Mapping[str, Ignore]) -> tuple[list[Finding], list[Finding]]:
     """(counted, ignored) findings."""
-    counted, ignored = [], []
+    counted: list[Finding] = []
+    ignored: list[Finding] = []
     for f in findings:
         (ignored if f.code in ignores else counted).append(f)
     return counted, ignored

@@ -16,8 +16,8 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable
-from typing import Protocol
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
 from bot import metrics
 from bot.job_types import AnyJob, Job, as_job, merged, slot_kind
@@ -41,17 +41,17 @@ def _lower_priority() -> None:
         pass
 
 
-def job_key(job) -> str:
+def job_key(job: Job | Mapping[str, Any]) -> str:
     return f"{job['repo']}#{job['number']}"
 
 
-def merge_jobs(old, new) -> AnyJob:
+def merge_jobs(old: Job | Mapping[str, Any], new: Job | Mapping[str, Any]) -> AnyJob:
     """Collapse two pending jobs (typed or payloads) of one kind for one PR into the one worth running."""
     return merged(as_job(old), as_job(new))
 
 
 class JobQueue(Protocol):
-    def submit(self, job: Job | dict) -> None: ...
+    def submit(self, job: Job | dict[str, Any]) -> None: ...
     def depth(self) -> int: ...
     def close(self) -> None: ...
 
@@ -59,7 +59,8 @@ class JobQueue(Protocol):
 class ThreadQueue:
     """In-process workers with per-PR exclusivity and coalescing (see module docstring)."""
 
-    def __init__(self, execute: Callable[[AnyJob], None], workers: int = 4, retry_delays=RETRY_DELAYS_S):
+    def __init__(self, execute: Callable[[AnyJob], object], workers: int = 4,
+                 retry_delays: tuple[float, ...] = RETRY_DELAYS_S):
         self._execute = execute
         sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_INTERVAL_S))
         self._cv = threading.Condition()
@@ -73,7 +74,7 @@ class ThreadQueue:
         for t in self._threads:
             t.start()
 
-    def submit(self, job: Job | dict) -> None:
+    def submit(self, job: Job | dict[str, Any]) -> None:
         job = as_job(job)
         key = job.pr_key
         with self._cv:

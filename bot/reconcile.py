@@ -48,8 +48,8 @@ class InlineComment:
     def finding(self) -> Finding:
         return self.item.first
 
-    def to_api(self) -> dict:
-        out = {"path": self.path, "line": self.line, "side": "RIGHT", "body": self.body}
+    def to_api(self) -> dict[str, str | int]:
+        out: dict[str, str | int] = {"path": self.path, "line": self.line, "side": "RIGHT", "body": self.body}
         if self.start_line is not None:
             out.update(start_line=self.start_line, start_side="RIGHT")
         return out

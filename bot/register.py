@@ -30,21 +30,27 @@ import secrets
 import sys
 import threading
 import time
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode, urlsplit
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import StartResponse, WSGIEnvironment
+    from flask import Flask, Response
 
 PUBLIC_WEB_URL = "https://github.com"
 PUBLIC_API_URL = "https://api.github.com"
 ENV_KEYS = ("GITHUB_APP_ID", "GITHUB_PRIVATE_KEY", "WEBHOOK_SECRET", "GITHUB_CLIENT_ID", "GITHUB_CLIENT_SECRET")
 
 
-def manifest(webhook_url: str, redirect_url: str, name: str | None = None) -> dict:
+def manifest(webhook_url: str, redirect_url: str, name: str | None = None) -> dict[str, Any]:
     """`app.yml` as GitHub's manifest JSON, with this run's webhook and redirect URLs."""
     from ruamel.yaml import YAML
 
-    data = YAML(typ="safe").load(resources.files("bot").joinpath("app.yml").read_text(encoding="utf-8"))
+    data: dict[str, Any] = YAML(typ="safe").load(resources.files("bot").joinpath("app.yml").read_text(encoding="utf-8"))
     data["hook_attributes"] = {**(data.get("hook_attributes") or {}), "url": webhook_url, "active": True}
     data["redirect_url"] = redirect_url
     if name:
@@ -59,7 +65,7 @@ def new_app_url(github_url: str, org: str | None, state: str) -> str:
     return f"{base}{path}?{urlencode({'state': state})}"
 
 
-def api_url_for(github_url: str, environ) -> str:
+def api_url_for(github_url: str, environ: Mapping[str, str]) -> str:
     if environ.get("GITHUB_API_URL"):
         return environ["GITHUB_API_URL"].rstrip("/")
     if github_url.rstrip("/") == PUBLIC_WEB_URL:
@@ -67,7 +73,7 @@ def api_url_for(github_url: str, environ) -> str:
     return f"{github_url.rstrip('/')}/api/v3"  # GitHub Enterprise Server's REST API
 
 
-def env_lines(app: dict, api_url: str) -> list[str]:
+def env_lines(app: dict[str, Any], api_url: str) -> list[str]:
     """The settings file for the App GitHub created (see the module docstring)."""
     pem = app["pem"].strip().replace("\r\n", "\n").replace("\n", "\\n")
     out = [f"# The GitHub App `{app.get('slug')}` (id {app['id']}), written by `recipe-review register` on "
@@ -101,7 +107,7 @@ def write_env_file(path: Path, lines: list[str]) -> None:
 
 @dataclass
 class Registration:
-    app: dict | None = None
+    app: dict[str, Any] | None = None
     error: str | None = None
 
 
@@ -120,7 +126,7 @@ PAGE = """<!doctype html>
 """
 
 
-def _page(title: str, body: str, status: int = 200):
+def _page(title: str, body: str, status: int = 200) -> Response:
     from flask import Response
 
     return Response(f"<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
@@ -129,7 +135,8 @@ def _page(title: str, body: str, status: int = 200):
                     content_type="text/html; charset=utf-8")
 
 
-def make_app(args, state: str, action: str, spec: dict, api_url: str, outcome: Registration, done: threading.Event):
+def make_app(args: argparse.Namespace, state: str, action: str, spec: dict[str, Any], api_url: str,
+             outcome: Registration, done: threading.Event) -> Flask:
     """The local pages: `/` (the form that posts the manifest) and `/callback` (GitHub's redirect)."""
     from flask import Flask, request
 
@@ -139,14 +146,14 @@ def make_app(args, state: str, action: str, spec: dict, api_url: str, outcome: R
     lock = threading.Lock()
 
     @app.get("/")
-    def index():
+    def index() -> str:
         return PAGE.format(target=html.escape(action.split("?")[0]),
                            owner=html.escape(f"the organisation {args.org}" if args.org else "your account"),
                            action=html.escape(action), manifest=html.escape(json.dumps(spec)),
                            pretty=html.escape(json.dumps(spec, indent=2)))
 
     @app.get("/callback")
-    def callback():
+    def callback() -> Response:
         if not secrets.compare_digest(request.args.get("state", ""), state):
             return _page("Not this registration", "<p>The <code>state</code> does not match the page this "
                          "<code>recipe-review register</code> served; nothing was done.</p>", 400)
@@ -188,7 +195,7 @@ def _url(value: str, flag: str) -> str:
     return value
 
 
-def cmd_register(args) -> int:
+def cmd_register(args: argparse.Namespace) -> int:
     from werkzeug.serving import make_server
 
     from bot.cli import UsageError
@@ -207,9 +214,10 @@ def cmd_register(args) -> int:
     _url(api_url, "GITHUB_API_URL")
     state = secrets.token_urlsafe(16)
     outcome, done = Registration(), threading.Event()
-    holder: dict = {}
+    holder: dict[str, Flask] = {}
 
-    def application(environ, start_response):  # the Flask app needs the port in its redirect URL
+    # The Flask app needs the port in its redirect URL.
+    def application(environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         return holder["app"](environ, start_response)
 
     try:
@@ -252,7 +260,7 @@ def cmd_register(args) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r = sub.add_parser("register", help="create the GitHub App from app.yml (GitHub's App-manifest flow) and "
                                         "write its settings to app.env",
                        description=__doc__.split("\n\n")[0] + " See the README, \"Running the App\".",

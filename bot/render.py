@@ -5,6 +5,8 @@ Every user-visible string of the bot's comments lives here as a constant.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import Any
 from urllib.parse import quote, unquote
 
 from bot import __version__
@@ -217,7 +219,7 @@ def counts_line(report: Report, view: View) -> str:
 
 def _per_rule(view: View) -> list[str]:
     """Counts per rule, most first: the first thing a reader of a huge review needs."""
-    rows: dict[str, list] = {}
+    rows: dict[str, list[Any]] = {}
     for it in view.items:
         r = rows.setdefault(it.code, [it, 0, set()])
         r[1] += len(it.members)
@@ -273,7 +275,7 @@ def _checks_section(checks: list[Check]) -> list[str]:
 
 
 def report_markdown(report: Report, head_sha: str, view: View | None = None,
-                    config_errors: list[str] = (), notes: tuple[str, ...] = ()) -> str:
+                    config_errors: Sequence[str] = (), notes: tuple[str, ...] = ()) -> str:
     """The body shared by the summary comment and the check run: counts per rule, items, checks.
 
     Items not visible as inline comments (`view.inline`) are written out in full here, so nothing
@@ -320,7 +322,7 @@ def report_markdown(report: Report, head_sha: str, view: View | None = None,
 
 
 def summary_comment(report: Report, head_sha: str, view: View | None = None,
-                    config_errors: list[str] = (), fixable: frozenset[str] = frozenset()) -> str:
+                    config_errors: Sequence[str] = (), fixable: frozenset[str] = frozenset()) -> str:
     """`fixable`: fingerprints of the findings `/fix` repairs (empty when the repository switched it off)."""
     offer = fix_offer_line(report, fixable) if fixable else None
     body = report_markdown(report, head_sha, view, config_errors, (offer,) if offer else ())
@@ -338,7 +340,7 @@ def review_body(report: Report, view: View) -> str:
 
 
 def check_run_output(report: Report, head_sha: str, view: View | None = None,
-                     config_errors: list[str] = ()) -> dict:
+                     config_errors: Sequence[str] = ()) -> dict[str, str]:
     view = view or View.of(report.findings)
     blocking, nits = len(view.blocking), len(view.nits)
     title = (f"{_plural(blocking, 'blocking finding')}" if blocking else
@@ -433,7 +435,7 @@ def patch_block(diff: str, base_hint: str) -> str:
             f"{fence}diff\n{diff}{fence}\n\n</details>")
 
 
-def fix_findings_list(findings, limit: int = 10) -> str:
+def fix_findings_list(findings: Sequence[Finding], limit: int = 10) -> str:
     lines = []
     for f in findings[:limit]:
         where = f"`{f.path}:{f.line}`" if f.line else (f"`{f.path}`" if f.path else "(whole PR)")

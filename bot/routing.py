@@ -3,8 +3,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
+from typing import Any
 
-Handler = Callable[[dict, str], list[dict]]  # (payload, delivery_id) -> jobs
+from bot.job_types import Job
+
+Handler = Callable[[dict[str, Any], str], list[Job]]  # (payload, delivery_id) -> jobs
 
 
 class Router:
@@ -16,9 +19,10 @@ class Router:
             for k, v in o._routes.items():
                 self._routes[k].extend(v)
 
-    def register(self, event: str, *actions: str):
+    def register(self, event: str, *actions: str) -> Callable[[Handler], Handler]:
         def deco(fn: Handler) -> Handler:
-            for a in actions or (None,):
+            keys: tuple[str | None, ...] = actions or (None,)
+            for a in keys:
                 self._routes[(event, a)].append(fn)
             return fn
         return deco
@@ -31,8 +35,8 @@ class Router:
     def handles(self, event: str) -> bool:
         return any(e == event for e, _ in self._routes)
 
-    def dispatch(self, event: str, payload: dict, delivery_id: str) -> list[dict]:
-        jobs = []
+    def dispatch(self, event: str, payload: dict[str, Any], delivery_id: str) -> list[Job]:
+        jobs: list[Job] = []
         for h in self.handlers(event, payload.get("action")):
             jobs.extend(h(payload, delivery_id))
         return jobs

@@ -39,11 +39,13 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
 
 import redis
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from redis.exceptions import LockError, RedisError, WatchError
+from redis.lock import Lock
 from rq import Queue, Retry, SimpleWorker
 from rq.serializers import JSONSerializer
 
@@ -52,6 +54,9 @@ from bot.job_types import AnyJob, Job, as_job, merged, slot_kind
 from bot.queue import MAX_ATTEMPTS, RETRY_DELAYS_S
 from bot.settings import Settings
 from bot.store import RedisStore
+
+if TYPE_CHECKING:
+    from bot.jobs import Deps
 
 log = logging.getLogger(__name__)
 
@@ -143,14 +148,14 @@ class RQQueue:
         self.rq = rq_queue(self.r, queue_name)
         self.tuning = tuning or RQTuning()
 
-    def submit(self, job: Job | dict) -> None:
+    def submit(self, job: Job | dict[str, Any]) -> None:
         job = as_job(job)
         pr, kind = job.pr_key, slot_kind(job)
         key = self.keys.pending(pr)
         with self.r.pipeline() as p:
             while True:
                 try:
-                    p.watch(key)
+                    p.watch(key)  # type: ignore[no-untyped-call]  # redis-py leaves Pipeline.watch unannotated
                     old = p.hget(key, kind)
                     if old is None:
                         env = {"seq": int(self.r.incr(self.keys.seq)), "job": job.to_payload()}
@@ -179,8 +184,8 @@ class RQQueue:
             raise
         return True
 
-    def _count(self, *slots) -> int:
-        prs = self.r.smembers(self.keys.active)
+    def _count(self, *slots: Callable[[str], str]) -> int:
+        prs = cast("set[bytes]", self.r.smembers(self.keys.active))  # no decode_responses: bytes
         if not prs:
             return 0
         with self.r.pipeline(transaction=False) as p:
@@ -213,7 +218,7 @@ class RQQueue:
 class _Heartbeat(threading.Thread):
     """Renews a PR lock while its holder is alive; a SIGKILL stops the renewals with the process."""
 
-    def __init__(self, lock, interval: float):
+    def __init__(self, lock: Lock, interval: float):
         super().__init__(name="recipe-review-lock-heartbeat", daemon=True)
         self.lock, self.interval = lock, interval
         self._halt = threading.Event()
@@ -271,7 +276,7 @@ class Drainer:
                                        args=[pr]):
                 return "done"
 
-    def _take(self, pr: str) -> list[tuple[str, dict]]:
+    def _take(self, pr: str) -> list[tuple[str, dict[str, Any]]]:
         with self.r.pipeline() as p:
             p.hgetall(self.keys.pending(pr))
             p.hgetall(self.keys.inflight(pr))
@@ -320,7 +325,7 @@ class Drainer:
 def reap(conn: redis.Redis, queue: RQQueue) -> int:
     """Queue a drain for every active PR with no lock and no queued drain (dead worker, expired backoff)."""
     keys = queue.keys
-    prs = [p.decode() for p in conn.smembers(keys.active)]
+    prs = [p.decode() for p in cast("set[bytes]", conn.smembers(keys.active))]  # no decode_responses: bytes
     if not prs:
         return 0
     with conn.pipeline(transaction=False) as p:
@@ -328,7 +333,7 @@ def reap(conn: redis.Redis, queue: RQQueue) -> int:
             p.exists(keys.lock(pr), keys.marker(pr))
         held = p.execute()
     n = 0
-    for pr, count in zip(prs, held):
+    for pr, count in zip(prs, held, strict=True):  # one EXISTS per PR
         if count == 0 and queue.enqueue_drain(pr):
             log.info("re-queued orphaned jobs of %s", pr, extra={"pr": pr})
             n += 1
@@ -363,7 +368,7 @@ class _Context:
 
 _CTX: _Context | None = None
 _CTX_LOCK = threading.Lock()
-_DEPS = None
+_DEPS: Deps | None = None
 
 
 def worker_context() -> _Context:
@@ -392,9 +397,10 @@ def rq_execute(job: AnyJob) -> object:
     return execute(job, _DEPS)
 
 
-def _resolve(path: str) -> Callable[[dict], object]:
+def _resolve(path: str) -> Callable[[AnyJob], object]:
     mod, _, name = path.rpartition(".")
-    return getattr(importlib.import_module(mod), name)
+    executor: Callable[[AnyJob], object] = getattr(importlib.import_module(mod), name)
+    return executor
 
 
 def rq_drain(pr: str, prefix: str = PREFIX) -> str:

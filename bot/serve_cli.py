@@ -8,6 +8,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from flask import Flask
+
+    from bot.settings import Settings
 
 
 class _Help(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
@@ -51,7 +57,7 @@ def environment(env_file: str | None) -> dict[str, str]:
     return {**{k: v for k, v in values.items() if v is not None}, **os.environ}
 
 
-def _load(role: str, env_file: str | None = None):
+def _load(role: Literal["serve", "worker"], env_file: str | None = None) -> Settings:
     import os
 
     from bot.cli import UsageError
@@ -69,15 +75,15 @@ def _load(role: str, env_file: str | None = None):
     return settings
 
 
-def cmd_serve(args) -> int:
+def cmd_serve(args: argparse.Namespace) -> int:
     from gunicorn.app.base import BaseApplication
 
     from bot.app import create_app
 
     settings = _load("serve", args.env_file)
 
-    class App(BaseApplication):
-        def load_config(self):
+    class App(BaseApplication):  # type: ignore[misc]  # gunicorn ships no types: its base class is Any
+        def load_config(self) -> None:
             self.cfg.set("bind", f"{args.host}:{args.port}")
             # One process holds the in-process queue in threads mode; request threads stay cheap.
             self.cfg.set("workers", 1 if settings.queue == "threads" else args.workers)
@@ -86,21 +92,21 @@ def cmd_serve(args) -> int:
             self.cfg.set("accesslog", None)
             self.cfg.set("timeout", 30)
 
-        def load(self):
+        def load(self) -> Flask:
             return create_app(settings)
 
     App().run()
     return 0
 
 
-def cmd_worker(args) -> int:
+def cmd_worker(args: argparse.Namespace) -> int:
     settings = _load("worker", args.env_file)
     from bot.rq_mode import run_worker
 
     return run_worker(settings, burst=args.burst, name=args.name)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = sub.add_parser("serve", help="run the webhook receiver (gunicorn)",
                        description="Serve POST /webhook, GET /healthz and GET /metrics. Settings come from the "
                                    "environment: GITHUB_API_URL, GITHUB_TOKEN or GITHUB_APP_ID + GITHUB_PRIVATE_KEY"

@@ -2,13 +2,17 @@
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING, cast
 
-from werkzeug.serving import make_server
+from werkzeug.serving import ThreadedWSGIServer, make_server
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import WSGIApplication
 
 
 class BackgroundServer:
-    def __init__(self, app, host: str = "127.0.0.1", port: int = 0):
-        self._server = make_server(host, port, app, threaded=True)
+    def __init__(self, app: WSGIApplication, host: str = "127.0.0.1", port: int = 0):
+        self._server = cast(ThreadedWSGIServer, make_server(host, port, app, threaded=True))
         self._server.daemon_threads = True
         self.port = self._server.server_port
         self.url = f"http://{host}:{self.port}"

@@ -20,10 +20,10 @@ import binascii
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 PUBLIC_API_URL = "https://api.github.com"
 # Probot's spelling → ours: both are read; `startup_problems` refuses the two disagreeing.
@@ -76,7 +76,7 @@ class Settings(BaseSettings):
 
     @field_validator("github_private_key", mode="before")
     @classmethod
-    def _pem(cls, value):
+    def _pem(cls, value: object) -> object:
         if isinstance(value, SecretStr):
             value = value.get_secret_value()
         return normalize_private_key(value) if isinstance(value, str) and value.strip() else value
@@ -103,8 +103,11 @@ class _FromMapping(Settings):
     """Settings from one given mapping only (the environment `load_for` was handed)."""
 
     @classmethod
-    def settings_customise_sources(cls, settings_cls, init_settings, env_settings, dotenv_settings,
-                                   file_secret_settings):
+    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+                                   env_settings: PydanticBaseSettingsSource,
+                                   dotenv_settings: PydanticBaseSettingsSource,
+                                   file_secret_settings: PydanticBaseSettingsSource,
+                                   ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (init_settings,)
 
 
@@ -150,7 +153,9 @@ def _key_problem(name: str, pem: str) -> str | None:
     return None
 
 
-def startup_problems(environ: Mapping[str, str], role: Literal["serve", "worker"]) -> tuple[Settings | None, list[str]]:
+def startup_problems(  # noqa: C901 (one branch per misconfiguration it names)
+    environ: Mapping[str, str], role: Literal["serve", "worker"]
+) -> tuple[Settings | None, list[str]]:
     """The settings `role` runs with, and everything wrong with them (empty: it can start).
 
     `serve` needs WEBHOOK_SECRET and credentials; `worker` needs the credentials. Credentials are
@@ -172,16 +177,17 @@ def startup_problems(environ: Mapping[str, str], role: Literal["serve", "worker"
     names: dict[str, str] = {}  # field → the variable it was read from (ours, or Probot's spelling)
     for field in Settings.model_fields:
         name = _env_name(field)
-        alias = next((a for a, n in PROBOT_ALIASES.items() if n == name), None)
+        probot = next((a for a, n in PROBOT_ALIASES.items() if n == name), None)
         if name in env:
             values[field], names[field] = env[name], name
-        elif alias and alias in env:
-            values[field], names[field] = env[alias], alias
+        elif probot and probot in env:
+            values[field], names[field] = env[probot], probot
     given = {f: v for f, v in values.items() if v.strip()}  # an empty variable is an unset one
     if "github_private_key" in given and "github_private_key_path" in given:
         problems.append("GITHUB_PRIVATE_KEY and GITHUB_PRIVATE_KEY_PATH are both set: give the key one way")
     try:
-        settings = _FromMapping(**{f: v for f, v in given.items()})
+        fields: dict[str, Any] = {f: v for f, v in given.items()}
+        settings = _FromMapping(**fields)
     except ValidationError as err:
         settings = None
         problems += [p for p in _validation_problems(err, given, names) if "needs GITHUB_PRIVATE_KEY" not in p]

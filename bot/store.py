@@ -11,7 +11,10 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    import redis
 
 DELIVERY_TTL_S = 7 * 24 * 3600  # GitHub redelivers for a few days at most
 PRUNE_EVERY = 1000
@@ -68,7 +71,7 @@ class SqliteStore:
 class RedisStore:
     """The same contract on Redis, shared by every RQ worker and webhook process."""
 
-    def __init__(self, redis_client, prefix: str = "recipe-review"):
+    def __init__(self, redis_client: redis.Redis, prefix: str = "recipe-review"):
         self.r = redis_client
         self.prefix = prefix
 

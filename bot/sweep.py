@@ -110,6 +110,7 @@ def evaluate(labels: Iterable[str], cfg: LabelsConfig, facts: ChangelogFacts | N
                         "(see the `recipe-review` check).")
     if problems:
         return Gate("failure", "Sweep blocked: " + problems[0].split(":")[0].rstrip("."), problems)
+    assert facts is not None  # no facts is a problem above
     mode = prim[0]
     extra = f" with {', '.join(mods)}" if mods else ""
     return Gate("success", f"Sweep may start: {mode}{extra}", notes=[

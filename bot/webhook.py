@@ -12,12 +12,16 @@ import hashlib
 import hmac
 import json
 import logging
+from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from bot import metrics
 from bot.handlers.events import PayloadError
 from bot.job_types import CommandJob, Job, ReviewJob
+
+if TYPE_CHECKING:
+    from bot.store import DeliveryStore
 
 log = logging.getLogger(__name__)
 bp = Blueprint("webhook", __name__)
@@ -38,14 +42,14 @@ def sign(secret: bytes, body: bytes) -> str:
     return "sha256=" + hmac.new(secret, body, hashlib.sha256).hexdigest()
 
 
-def _answer(status: int, event: str, outcome: str, **extra) -> Response:
+def _answer(status: int, event: str, outcome: str, **extra: object) -> Response:
     metrics.DELIVERIES.labels(event or "-", outcome).inc()
     resp = jsonify({"outcome": outcome, **extra})
     resp.status_code = status
     return resp
 
 
-def _track_head(store, job: Job) -> Job:
+def _track_head(store: DeliveryStore, job: Job) -> Job:
     """Remember each PR's newest announced head; give a command the head its author could see.
 
     Issue comments carry no head SHA, so a command job gets (as a new copy) the head of the last
@@ -64,8 +68,9 @@ def _track_head(store, job: Job) -> Job:
     return job
 
 
-def _track_self_push(store, payload: dict) -> None:
-    pr, repo = payload.get("pull_request"), payload.get("repository")
+def _track_self_push(store: DeliveryStore, payload: dict[str, Any]) -> None:
+    pr: Any = payload.get("pull_request")
+    repo: Any = payload.get("repository")
     try:
         store.set_head(repo["full_name"], int(pr["number"]), str(pr["head"]["sha"]))
     except (KeyError, TypeError, ValueError):

@@ -46,7 +46,7 @@ def cmd_fake_github(args) -> int:
         return 2
 
 
-def _serve(args) -> int:
+def _serve(args) -> int:  # noqa: C901 (validates each command-line option in turn, then serves)
     from fakegithub import FakeGitHub
 
     repo_dir = Path(args.repo_dir)

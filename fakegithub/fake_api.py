@@ -49,7 +49,7 @@ def _bad(err: Exception) -> ApiError:
     return ApiError(422, error(str(err), "", 422))
 
 
-def register(app: Flask, fake) -> None:
+def register(app: Flask, fake) -> None:  # noqa: C901 (one nested view per /_fake route)
     @app.get("/_fake/state")
     def fake_state():
         return _json(fake.state())
@@ -165,7 +165,7 @@ def register(app: Flask, fake) -> None:
     @app.post("/_fake/collaborators")
     def fake_collaborators():
         p = _payload()
-        for login, role in p.items():
+        for _login, role in p.items():
             if role not in ROLES:
                 raise _bad(ValueError(f"unknown permission {role!r}"))
         with fake.lock:

@@ -3,7 +3,8 @@ diff-position checks, comments, check runs, labels, reactions, workflow runs, pe
 
 Every method that changes state takes the one (re-entrant) lock; callers hold it while
 rendering. REST shapes are rendered from internal records on demand, so URLs follow the
-server's base URL and derived fields (counts, outdated comments) are always current. Errors are raised as `ApiError` carrying GitHub's status and error JSON.
+server's base URL and derived fields (counts, outdated comments) are always current. Errors are
+raised as `ApiError` carrying GitHub's status and error JSON.
 """
 from __future__ import annotations
 

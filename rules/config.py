@@ -116,8 +116,9 @@ class LabelsConfig(BaseModel):
 # `{name|default}` uses `default` when the field is absent; a template whose field is absent and has
 # no default leaves the variable unset. Computed fields: `seq` (`1k1k`, `8k1k`, else `<isl>_<osl>`),
 # `scenario` / `scenario_subdir` (`fixed_seq_len/` or `agentic/`, when that directory exists under
-# `benchmarks/single_node/`: older trees keep scripts flat) / `is_agentic`, `conc`, `gpu_count` (tp·pp·pcp), `max_model_len`
-# (isl + osl + 256; the matrix generator's 2048 for agentic points), `node` (the runner machine), `multinode_flag` (`true` for multinode keys).
+# `benchmarks/single_node/`: older trees keep scripts flat) / `is_agentic`, `conc`, `gpu_count` (tp·pp·pcp),
+# `max_model_len` (isl + osl + 256; the matrix generator's 2048 for agentic points), `node` (the runner
+# machine), `multinode_flag` (`true` for multinode keys).
 DEFAULT_POINT_ENV: dict[str, str] = {
     "EXP_NAME": "{model_prefix}_{seq}", "MODEL": "{model}", "MODEL_PREFIX": "{model_prefix}", "IMAGE": "{image}",
     "FRAMEWORK": "{framework}", "PRECISION": "{precision}", "ISL": "{isl}", "OSL": "{osl}",
@@ -309,7 +310,7 @@ def load_repo_config(raw: bytes | None, rules: Sequence, path: str = CONFIG_PATH
     if raw is None:
         return load_config(None, rules)
     doc = parse_yaml(path, raw)
-    if not doc.ok:
+    if doc.error is not None:
         config, _ = load_config(None, rules)
         return config, [f"{path} does not parse (line {doc.error.line or '?'}): {doc.error.message}"]
     return load_config(doc.data, rules)

@@ -84,7 +84,7 @@ class Finding:
         raw = f"{self.code}\0{self.path}\0{self.message}".encode()
         return hashlib.sha256(raw).hexdigest()[:16]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         return {
             "code": self.code,
             "name": self.name,
@@ -112,8 +112,8 @@ class Check:
     path: str | None = None
     line: int | None = None
 
-    def to_dict(self) -> dict:
-        out = {"name": self.name, "status": self.status, "detail": self.detail}
+    def to_dict(self) -> dict[str, str | int]:
+        out: dict[str, str | int] = {"name": self.name, "status": self.status, "detail": self.detail}
         if self.code:
             out["code"] = self.code
         if self.path:

@@ -224,7 +224,11 @@ def changeset_of(target: Target, got: Got, config: EngineConfig, extra: Iterable
     listed = frozenset(k[len(prefix):] for k in got.listed if k.startswith(prefix))
     probed = sorted({*policy_paths(target.all_paths, EngineConfig(RepoConfig(paths=Paths()))),
                      *policy_paths(target.all_paths, config)})
-    base_context = {p: got.blobs[f"{mb}:{p}"] for p in probed if got.blobs.get(f"{mb}:{p}") is not None}
+    base_context: dict[str, bytes] = {}
+    for p in probed:
+        raw = got.blobs.get(f"{mb}:{p}")
+        if raw is not None:
+            base_context[p] = raw
     probes = changelog_probes(mb, target.all_paths, paths.changelog)
     base_changelogs = None if probes is None else tuple(p.partition(":")[2] for p in probes if got.present.get(p))
     return ChangeSet(files=tuple(changes), pr_number=target.number, repo=target.repo, title=target.title,

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
 
 from rules.changeset import ChangeSet
 from rules.comments import clear_caches as _clear_comment_caches
@@ -38,8 +41,8 @@ class Report:
     def nits(self) -> list[Finding]:
         return [f for f in self.findings if not f.blocking]
 
-    def to_dict(self) -> dict:
-        out = {
+    def to_dict(self) -> dict[str, list[dict[str, Any]]]:
+        out: dict[str, list[dict[str, Any]]] = {
             "findings": [f.to_dict() for f in self.findings],
             "checks": [c.to_dict() for c in self.checks],
         }
@@ -51,7 +54,7 @@ class Report:
 _SECTION = re.compile(r"^## (.+?)\s*$", re.M)
 
 
-def doc_sections(rule) -> dict[str, str]:
+def doc_sections(rule: ModuleType) -> dict[str, str]:
     """The rule docstring split into {"summary", "Why it matters", "Example", "Fix", ...}."""
     doc = (rule.__doc__ or "").strip()
     parts = _SECTION.split(doc)
@@ -72,13 +75,15 @@ def _first_paragraph(text: str) -> str:
     return " ".join(text.strip().split("\n\n")[0].split())
 
 
-def enabled_by_default(rule) -> bool:
+def enabled_by_default(rule: ModuleType) -> bool:
     """False for a rule module with `DEFAULT_ENABLED = False` (below its precision bar)."""
     return getattr(rule, "DEFAULT_ENABLED", True) is not False
 
 
-def run(changeset: ChangeSet, config: EngineConfig | None = None, rules=None,  # noqa: C901 (the engine loop: rule selection, crash capture, proof, dedup and scope)
-        ctx: ReviewContext | None = None, force: frozenset[str] = frozenset()) -> Report:
+def run(  # noqa: C901 (the engine loop: rule selection, crash capture, proof, dedup and scope)
+    changeset: ChangeSet, config: EngineConfig | None = None, rules: Iterable[ModuleType] | None = None,
+    ctx: ReviewContext | None = None, force: frozenset[str] = frozenset(),
+) -> Report:
     """Run every enabled rule; a rule that crashes becomes a finding, never an exception.
 
     Pass `ctx` to share its cached analyses with the caller (the bot reads the changelog facts).
@@ -88,12 +93,13 @@ def run(changeset: ChangeSet, config: EngineConfig | None = None, rules=None,  #
     config = config or EngineConfig()
     ctx = ctx or ReviewContext(changeset, config)
     report = Report()
-    causes: dict[int, tuple] = {}  # id(finding) → the problem's own span and its causes
+    # id(finding) → the problem's own span and its causes
+    causes: dict[int, tuple[tuple[str | None, int | None, int | None], ...]] = {}
     tooling = gate_tooling_changed(changeset, config)
     chosen = list(rules if rules is not None else ALL_RULES)
     # A problem a rule found but cannot prove here (`Skipped.unproven`) is reported by the rule that
     # declares it receives that rule's unproven problems (`REPORTS_UNPROVEN_OF`), a nit, when it runs.
-    receivers: dict[str, object] = {}
+    receivers: dict[str, ModuleType] = {}
     for r in chosen:
         if getattr(r, "REPORTS_UNPROVEN_OF", ()) and (config.rule_config(r.CODE, r.NAME, enabled_by_default(r)).enabled
                                                    or r.CODE in force):
@@ -113,7 +119,7 @@ def run(changeset: ChangeSet, config: EngineConfig | None = None, rules=None,  #
         # own version, so what the emulation finds is not proven (notes/proof.md): said, not claimed.
         # So is a rule whose proof is that tooling's output (`EMULATES_TOOLING`: the jobs it generates).
         emulates = getattr(rule, "PROOF", None) == "gate" or getattr(rule, "EMULATES_TOOLING", False)
-        unproven: list[Problem] = [] if tooling and emulates else None
+        unproven: list[Problem] | None = [] if tooling and emulates else None
         try:
             for item in rule.check(ctx, options):
                 if isinstance(item, Problem) and unproven is not None:
@@ -134,7 +140,7 @@ def run(changeset: ChangeSet, config: EngineConfig | None = None, rules=None,  #
                     report.checks.append(Check(item.name or rule.NAME, "skipped", item.detail,
                                                rule.CODE, item.path))
                     to = receivers.get(rule.CODE) if item.unproven is not None else None
-                    if to is not None:
+                    if to is not None and item.unproven is not None:
                         p, rsec = item.unproven, doc_sections(to)
                         rcfg = config.rule_config(to.CODE, to.NAME)
                         found = Finding(
@@ -165,9 +171,10 @@ def run(changeset: ChangeSet, config: EngineConfig | None = None, rules=None,  #
     # Deduplicate (same fingerprint and line) and sort by file, line, code; a problem on lines the
     # PR does not touch, or one the base already has, is already in the base (rules/scope.py), not
     # one of this PR's findings.
-    seen = set()
-    kept, in_base = [], []
-    memo: dict = {}
+    seen: set[tuple[str, int]] = set()
+    kept: list[Finding] = []
+    in_base: list[Finding] = []
+    memo: dict[Any, Any] = {}
     for f in sorted(report.findings):
         key = (f.fingerprint, f.line)
         if key in seen:
@@ -189,14 +196,15 @@ def run(changeset: ChangeSet, config: EngineConfig | None = None, rules=None,  #
 _CHANGE_DOMAINS = ("changelog", "claims")
 
 
-def replays(rule) -> bool:
+def replays(rule: ModuleType) -> bool:
     """Does the base replay judge this rule's findings? Rules about the state a PR leaves (its
     configs, recipes, scripts) do; rules about the change itself do not (`REPLAY = False`)."""
     parts = getattr(rule, "__name__", "").split(".")
     return getattr(rule, "REPLAY", True) and not (len(parts) > 1 and parts[1] in _CHANGE_DOMAINS)
 
 
-def _at_base(changeset: ChangeSet, config: EngineConfig, rules, codes: set[str]) -> set[str]:
+def _at_base(changeset: ChangeSet, config: EngineConfig, rules: Iterable[ModuleType] | None,
+             codes: set[str]) -> set[str]:
     """Fingerprints of the problems the rules `codes` find on the base revision (`base_replay`)."""
     if not codes or not changeset.files:
         return set()

@@ -9,16 +9,24 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
 
 from bot import commands, render, sweep
 from bot.github import GitHubError, GitHubPort, Snapshot
 from bot.handlers.review import CONFIG_PATH, ReviewJob, ReviewResult, fetch, ignores_of
-from bot.job_types import CommandJob
+from bot.job_types import CommandJob, Job
 from bot.job_types import ReviewJob as QueuedReview
 from bot.reconcile import plan_labels
 from rules import load_repo_config
 from rules.registry import by_code
 from rules.runner import doc_sections
+
+if TYPE_CHECKING:
+    from bot.github import HeadInfo
+    from bot.jobs import Deps
+    from rules.config import EngineConfig
+    from rules.fix import FixResult
 
 log = logging.getLogger(__name__)
 
@@ -47,10 +55,14 @@ def reply_marker(comment_id: int, line: int) -> str:
 
 
 class CommandRun:
-    def __init__(self, port: GitHubPort, job: CommandJob, deps, snap: Snapshot):
+    def __init__(self, port: GitHubPort, job: CommandJob, deps: Deps, snap: Snapshot):
         self.port, self.job, self.deps, self.snap = port, job, deps, snap
         self.repo, self.number = job.repo, job.number
         self.me = deps.settings.bot_login.removesuffix("[bot]")
+
+    def submit(self, job: Job) -> None:
+        """Queue a follow-up job (the queue's submit: every queue a command job runs from sets it)."""
+        cast("Callable[[Job], None]", self.deps.submit)(job)
 
     def react(self, content: str) -> None:
         if self.job.comment_kind in ("issue", "review"):
@@ -71,7 +83,7 @@ class CommandRun:
         self.port.create_issue_comment(self.repo, self.number, f"@{who} `/{cmd.name}`: {text}\n\n{marker}")
 
 
-def handle(port: GitHubPort, job: CommandJob, deps) -> list[str]:
+def handle(port: GitHubPort, job: CommandJob, deps: Deps) -> list[str]:
     """Run every command of one comment; returns what was done (for logs and tests)."""
     cmds = commands.parse(job.body)
     if not cmds:
@@ -85,12 +97,12 @@ def handle(port: GitHubPort, job: CommandJob, deps) -> list[str]:
 
 
 def _one(run: CommandRun, cmd: commands.Command) -> str:
-    if not cmd.known:
+    spec = cmd.spec
+    if spec is None:  # not `cmd.known`
         hint = commands.suggestion_for(cmd.name)
         run.reply(cmd, (f"unknown command; did you mean `{hint}`? " if hint else "unknown command. ")
                   + "Comment `/help` for the list.")
         return f"unknown {cmd.name}"
-    spec = cmd.spec
     if spec.min_role != "read":
         role = role_of(run.port, run.repo, run.job.author)
         author = spec.author_may and run.job.author.lower() == run.snap.pull.author.lower()
@@ -111,7 +123,7 @@ def _one(run: CommandRun, cmd: commands.Command) -> str:
     return f"ran {spec.name}"
 
 
-def _config(run: CommandRun):
+def _config(run: CommandRun) -> EngineConfig:
     """The repository config from the PR's base branch (its label names), read once per comment: the
     command snapshot does not know the base before it is taken, so commands that need the config pay
     one more read."""
@@ -122,11 +134,11 @@ def _config(run: CommandRun):
     return load_repo_config(run.snap.blobs.get(key))[0]
 
 
-def do_review(run: CommandRun, cmd) -> str | None:
+def do_review(run: CommandRun, cmd: commands.Command) -> str | None:
     pull = run.snap.pull
-    run.deps.submit(QueuedReview(repo=run.repo, number=run.number, head_sha=pull.head_sha, base_sha=pull.base_sha,
-                                 action="synchronize", force=True, installation_id=run.job.installation_id,
-                                 delivery_id=run.job.delivery_id))
+    run.submit(QueuedReview(repo=run.repo, number=run.number, head_sha=pull.head_sha, base_sha=pull.base_sha,
+                            action="synchronize", force=True, installation_id=run.job.installation_id,
+                            delivery_id=run.job.delivery_id))
     return None
 
 
@@ -137,7 +149,7 @@ SWEEP_NEEDS_APP_TOKEN = ("not set: labels set with this workflow's `GITHUB_TOKEN
                          "labels by hand, or give the recipe-review action an App token (`app-token` input).")
 
 
-def do_sweep(run: CommandRun, cmd) -> str | None:
+def do_sweep(run: CommandRun, cmd: commands.Command) -> str | None:
     cfg = _config(run).repo.labels
     args = [a.lower() for a in cmd.args]
     current = list(run.snap.pull.labels)
@@ -168,7 +180,7 @@ def do_sweep(run: CommandRun, cmd) -> str | None:
     return None
 
 
-def do_reuse(run: CommandRun, cmd) -> str | None:
+def do_reuse(run: CommandRun, cmd: commands.Command) -> str | None:
     cfg = _config(run).repo.labels
     labels = list(run.snap.pull.labels)
     prim = sweep.primaries(labels, cfg)
@@ -206,7 +218,7 @@ def do_reuse(run: CommandRun, cmd) -> str | None:
     return None
 
 
-def do_ignore(run: CommandRun, cmd) -> str | None:
+def do_ignore(run: CommandRun, cmd: commands.Command) -> str | None:
     """Record `/ignore CODE reason` (or its undoing) in the reply itself, then re-review the head.
 
     The reply's hidden marker is the state: every review reads the bot's replies back from the PR,
@@ -247,7 +259,7 @@ def _fix_trailer(run: CommandRun) -> str:
     return f"{render.FIX_TRAILER}: {run.job.comment_kind}:{run.job.comment_id}"
 
 
-def do_fix(run: CommandRun, cmd) -> str | None:
+def do_fix(run: CommandRun, cmd: commands.Command) -> str | None:
     """`/fix` (`/fix changelog`): push one commit with the computed fix, or reply with the patch.
 
     Nothing is written unless every check passes: the head is the one the command was given on,
@@ -313,9 +325,9 @@ def do_fix(run: CommandRun, cmd) -> str | None:
             raise
         return f"{reply}{what}{refused}\n\n{patch}"
     _remember_head(run, sha)
-    run.deps.submit(QueuedReview(repo=run.repo, number=run.number, head_sha=sha, base_sha=pull.base_sha,
-                                 action="synchronize", force=True, installation_id=run.job.installation_id,
-                                 delivery_id=run.job.delivery_id))
+    run.submit(QueuedReview(repo=run.repo, number=run.number, head_sha=sha, base_sha=pull.base_sha,
+                            action="synchronize", force=True, installation_id=run.job.installation_id,
+                            delivery_id=run.job.delivery_id))
     left = (f"\n\nStill needs a person:\n{render.fix_findings_list(result.remaining)}"
             if result.remaining else "\n\nNothing else is left for a person; the review of the new head follows.")
     return (f"pushed `{sha[:7]}` to `{head.repo}:{head.ref}`.{what}{refused}{_reuse_warning(run, pull.head_sha)}"
@@ -328,13 +340,13 @@ def _remember_head(run: CommandRun, sha: str) -> None:
         store.set_head(run.repo, run.number, sha)
 
 
-def _fix_what(result) -> str:
+def _fix_what(result: FixResult) -> str:
     lines = [f"- {c}" for f in result.files for c in f.changes]
     resolves = "; ".join(result.fixed_summary())
     return "\n\n" + "\n".join(lines) + (f"\n\nResolves: {resolves}" if resolves else "")
 
 
-def _push(run: CommandRun, head, result, base_tree: str) -> str:
+def _push(run: CommandRun, head: HeadInfo, result: FixResult, base_tree: str) -> str:
     """Blobs, one tree on top of the head's, one commit whose parent is the head, a fast-forward."""
     paths = [f.path for f in result.files]
     modes = run.port.tree_modes(head.repo, base_tree, paths)
@@ -348,7 +360,7 @@ def _push(run: CommandRun, head, result, base_tree: str) -> str:
     return sha
 
 
-def _push_refused(err: GitHubError, head) -> str | None:
+def _push_refused(err: GitHubError, head: HeadInfo) -> str | None:
     """The reply for a write GitHub refused for good, or None when the error is worth a retry."""
     text = str(err).lower()
     if err.status == 422 and "fast forward" in text:
@@ -377,7 +389,7 @@ def _reuse_warning(run: CommandRun, old_head: str) -> str:
             "`/reuse-sweep-run` needs a run of the current head.")
 
 
-def do_explain(run: CommandRun, cmd) -> str | None:
+def do_explain(run: CommandRun, cmd: commands.Command) -> str | None:
     """The rule's summary and when it fires, with a link to its page (docs/rules/<CODE>.md; the
     config's `rule_help_uri` when set). Without a known URL the reply names the page's path."""
     from bot.docs import RULE_PAGE, rule_help_uri
@@ -399,9 +411,10 @@ def do_explain(run: CommandRun, cmd) -> str | None:
     return "\n\n".join(parts)
 
 
-def do_help(run: CommandRun, cmd) -> str | None:
+def do_help(run: CommandRun, cmd: commands.Command) -> str | None:
     return "the commands:\n\n" + commands.help_text()
 
 
-ACTIONS = {"review": do_review, "sweep": do_sweep, "reuse-sweep-run": do_reuse, "ignore": do_ignore,
-           "explain": do_explain, "help": do_help, "fix": do_fix}
+ACTIONS: dict[str, Callable[[CommandRun, commands.Command], str | None]] = {
+    "review": do_review, "sweep": do_sweep, "reuse-sweep-run": do_reuse, "ignore": do_ignore,
+    "explain": do_explain, "help": do_help, "fix": do_fix}

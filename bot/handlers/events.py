@@ -7,6 +7,7 @@ Re-run button (`check_run.rerequested` / `check_suite.rerequested`: a forced rev
 from __future__ import annotations
 
 import dataclasses
+from typing import Any, cast
 
 from bot.handlers.review import RETARGET_ACTION, REVIEW_ACTIONS
 from bot.job_types import CommandJob, Job, RerequestJob, ReviewJob
@@ -21,8 +22,9 @@ class PayloadError(ValueError):
     """The payload lacks a field the bot needs; the webhook answers 400 and no handler runs."""
 
 
-def _get(d, *path):
-    cur = d
+def _get(d: object, *path: str) -> Any:
+    """The JSON value at `path` in the payload `d` (any JSON type), or PayloadError."""
+    cur: Any = d
     for p in path:
         if not isinstance(cur, dict) or p not in cur:
             raise PayloadError(f"payload lacks {'.'.join(path)}")
@@ -30,19 +32,19 @@ def _get(d, *path):
     return cur
 
 
-def base_job(payload: dict, delivery_id: str) -> dict:
+def base_job(payload: dict[str, Any], delivery_id: str) -> dict[str, Any]:
     """What every job of a PR event has (`bot.job_types.Job`'s fields), read from the payload."""
     number = _get(payload, "pull_request", "number") if "pull_request" in payload else _get(payload, "issue", "number")
     repo = _get(payload, "repository", "full_name")
     if not isinstance(number, int) or isinstance(number, bool) or not isinstance(repo, str) or "/" not in repo:
         raise PayloadError("payload has a malformed PR number or repository name")
-    inst = payload.get("installation") if isinstance(payload.get("installation"), dict) else {}
+    inst: Any = payload.get("installation") if isinstance(payload.get("installation"), dict) else {}
     return {"repo": repo, "number": number, "delivery_id": delivery_id,
             "installation_id": inst.get("id") if isinstance(inst.get("id"), int) else None}
 
 
 @router.register("pull_request", *REVIEW_ACTIONS)
-def on_pull_request(payload: dict, delivery_id: str) -> list[Job]:
+def on_pull_request(payload: dict[str, Any], delivery_id: str) -> list[Job]:
     common = base_job(payload, delivery_id)
     head = _get(payload, "pull_request", "head", "sha")
     base = _get(payload, "pull_request", "base", "sha")
@@ -52,7 +54,7 @@ def on_pull_request(payload: dict, delivery_id: str) -> list[Job]:
 
 
 @router.register("pull_request", RETARGET_ACTION)
-def on_edited(payload: dict, delivery_id: str) -> list[Job]:
+def on_edited(payload: dict[str, Any], delivery_id: str) -> list[Job]:
     """A retargeted PR is a new review (base and diff changed); a title or body edit is not."""
     changes = payload.get("changes")
     if not isinstance(changes, dict) or not isinstance(changes.get("base"), dict):
@@ -60,16 +62,17 @@ def on_edited(payload: dict, delivery_id: str) -> list[Job]:
     return on_pull_request(payload, delivery_id)
 
 
-def _rerun_jobs(payload: dict, delivery_id: str, head: object, prs: object, app: object) -> list[Job]:
+def _rerun_jobs(payload: dict[str, Any], delivery_id: str, head: object, prs: object, app: object) -> list[Job]:
     repo = _get(payload, "repository", "full_name")
     if not isinstance(head, str) or not isinstance(repo, str) or "/" not in repo:
         raise PayloadError("payload has a malformed head SHA or repository name")
-    inst = payload.get("installation") if isinstance(payload.get("installation"), dict) else {}
+    inst: Any = payload.get("installation") if isinstance(payload.get("installation"), dict) else {}
     app = app if isinstance(app, dict) else {}
-    common = {"repo": repo, "head_sha": head, "delivery_id": delivery_id, "force": True, "action": "synchronize",
-              "installation_id": inst.get("id") if isinstance(inst.get("id"), int) else None,
-              "app_id": app.get("id") if isinstance(app.get("id"), int) else None,
-              "app_slug": app.get("slug") if isinstance(app.get("slug"), str) else None}
+    common: dict[str, Any] = {
+        "repo": repo, "head_sha": head, "delivery_id": delivery_id, "force": True, "action": "synchronize",
+        "installation_id": inst.get("id") if isinstance(inst.get("id"), int) else None,
+        "app_id": app.get("id") if isinstance(app.get("id"), int) else None,
+        "app_slug": app.get("slug") if isinstance(app.get("slug"), str) else None}
     jobs: list[Job] = []
     for pr in prs if isinstance(prs, list) else ():
         number = pr.get("number") if isinstance(pr, dict) else None
@@ -82,7 +85,7 @@ def _rerun_jobs(payload: dict, delivery_id: str, head: object, prs: object, app:
 
 
 @router.register("check_run", "rerequested")
-def on_check_run_rerun(payload: dict, delivery_id: str) -> list[Job]:
+def on_check_run_rerun(payload: dict[str, Any], delivery_id: str) -> list[Job]:
     """Re-run on one of our check runs (the verdict or the sweep gate): a full review of that head."""
     run = _get(payload, "check_run")
     if run.get("name") not in (CHECK_RUN_NAME, GATE_CHECK_NAME):
@@ -91,23 +94,24 @@ def on_check_run_rerun(payload: dict, delivery_id: str) -> list[Job]:
 
 
 @router.register("check_suite", "rerequested")
-def on_check_suite_rerun(payload: dict, delivery_id: str) -> list[Job]:
+def on_check_suite_rerun(payload: dict[str, Any], delivery_id: str) -> list[Job]:
     """"Re-run all checks" of our suite: a full review of that head."""
     suite = _get(payload, "check_suite")
     return _rerun_jobs(payload, delivery_id, suite.get("head_sha"), suite.get("pull_requests"), suite.get("app"))
 
 
 @router.register("pull_request", "labeled", "unlabeled")
-def on_label(payload: dict, delivery_id: str) -> list[Job]:
+def on_label(payload: dict[str, Any], delivery_id: str) -> list[Job]:
     """A label change re-evaluates labels and the sweep gate (a full review run writes only differences)."""
     jobs = on_pull_request(payload, delivery_id)
     label = (payload.get("label") or {}).get("name")
     if payload["action"] == "labeled" and isinstance(label, str):
-        jobs[0] = dataclasses.replace(jobs[0], added_label=label)
+        review = cast(ReviewJob, jobs[0])  # on_pull_request makes one review job
+        jobs[0] = dataclasses.replace(review, added_label=label)
     return jobs
 
 
-def _command_job(payload: dict, delivery_id: str, kind: str, comment: dict) -> list[Job]:
+def _command_job(payload: dict[str, Any], delivery_id: str, kind: str, comment: dict[str, Any]) -> list[Job]:
     from bot.commands import parse
 
     body = comment.get("body")
@@ -125,7 +129,7 @@ def _command_job(payload: dict, delivery_id: str, kind: str, comment: dict) -> l
 
 
 @router.register("issue_comment", "created")
-def on_issue_comment(payload: dict, delivery_id: str) -> list[Job]:
+def on_issue_comment(payload: dict[str, Any], delivery_id: str) -> list[Job]:
     issue = _get(payload, "issue")
     if not issue.get("pull_request"):
         return []  # a comment on a plain issue: not ours
@@ -133,10 +137,10 @@ def on_issue_comment(payload: dict, delivery_id: str) -> list[Job]:
 
 
 @router.register("pull_request_review_comment", "created")
-def on_review_comment(payload: dict, delivery_id: str) -> list[Job]:
+def on_review_comment(payload: dict[str, Any], delivery_id: str) -> list[Job]:
     return _command_job(payload, delivery_id, "review", _get(payload, "comment"))
 
 
 @router.register("pull_request_review", "submitted")
-def on_review(payload: dict, delivery_id: str) -> list[Job]:
+def on_review(payload: dict[str, Any], delivery_id: str) -> list[Job]:
     return _command_job(payload, delivery_id, "review_body", _get(payload, "review"))
