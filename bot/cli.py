@@ -12,7 +12,13 @@ import dataclasses
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rules.fix import FixResult
+    from rules.selection import Selection
 
 from bot import __version__, output
 
@@ -23,7 +29,7 @@ class UsageError(Exception):
     """Bad arguments or unusable input: exit 2 with the message."""
 
 
-def cmd_check(args) -> int:
+def cmd_check(args: argparse.Namespace) -> int:
     from rules.changeset import ChangeSet
     from rules.runner import run
 
@@ -65,7 +71,7 @@ def cmd_check(args) -> int:
         changeset = dataclasses.replace(changeset, title=args.title)
     report = run(changeset, config, rules=selection.rules, force=selection.force)
     if args.format == "json":
-        out = report.to_dict()
+        out: dict[str, Any] = dict(report.to_dict())
         if config_errors:
             out["config_errors"] = config_errors
         sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
@@ -100,7 +106,7 @@ def write_step_summary(path: str, markdown: str) -> None:
         raise UsageError(f"cannot write GITHUB_STEP_SUMMARY {path}: {err.strerror}") from err
 
 
-def selection_of(args):
+def selection_of(args: argparse.Namespace) -> Selection:
     """The rules of this run from --select/--ignore (and fix's --only), or a UsageError."""
     from rules.registry import ALL_RULES
     from rules.selection import select_rules
@@ -141,7 +147,7 @@ def upstream_default_branch(repo: Path) -> str:
                      f"{remote}/main or {remote}/master); give --base REV")
 
 
-def cmd_fix(args) -> int:
+def cmd_fix(args: argparse.Namespace) -> int:
     import dataclasses
 
     from bot.localgit import GitError, gather_from_worktree, worktree_root
@@ -159,12 +165,13 @@ def cmd_fix(args) -> int:
         raise UsageError(str(err)) from err
     # Every configured rule (and the selected ones) re-checks the repair, so a fix of one rule that
     # breaks another is still withdrawn; what is fixed and reported is the selection alone.
-    result = plan_fix(with_repo(changeset, config), config, selection.codes, force=selection.force)
+    codes = set(selection.codes) if selection.codes is not None else None
+    result = plan_fix(with_repo(changeset, config), config, codes, force=selection.force)
     if selection.codes is not None:
         result = dataclasses.replace(result, remaining=[f for f in result.remaining if selection.wants(f.code)])
     report = sys.stderr if args.dry_run else sys.stdout
-    for err in config_errors:
-        report.write(f"config: {err} (defaults used)\n")
+    for problem in config_errors:
+        report.write(f"config: {problem} (defaults used)\n")
     if args.dry_run:
         sys.stdout.buffer.write(result.diff().encode("utf-8", "surrogateescape"))
         sys.stdout.flush()
@@ -180,7 +187,7 @@ def cmd_fix(args) -> int:
     return EXIT_BLOCKING if result.blocking_left else EXIT_OK
 
 
-def fix_summary(result, dry_run: bool = False) -> str:
+def fix_summary(result: FixResult, dry_run: bool = False) -> str:
     """What `fix` changed (or would change), what it refused, and what needs a person."""
     out = []
     verb = "would fix" if dry_run else "fixed"
@@ -193,9 +200,10 @@ def fix_summary(result, dry_run: bool = False) -> str:
         out.append(f"not fixed automatically: {path}: {why}")
     if result.remaining:
         out.append("not fixable automatically (needs a person):")
-        for f in result.remaining:
-            where = f"{f.path}:{f.line}" if f.line else (f.path or "(changeset)")
-            out.append(f"  {where}: {output.MARK[f.severity.value]} {f.code} {f.name}: {f.message}")
+        for finding in result.remaining:
+            where = f"{finding.path}:{finding.line}" if finding.line else (finding.path or "(changeset)")
+            out.append(f"  {where}: {output.MARK[finding.severity.value]} {finding.code} {finding.name}: "
+                       f"{finding.message}")
     if not result.files:
         out.append("nothing to fix automatically")
     n = len(result.files)
@@ -262,7 +270,7 @@ def _selection_args(p: argparse.ArgumentParser) -> None:
 
 
 # Sub-commands defined in other modules register themselves here (serve, worker, demo, fake-github).
-_EXTRA_COMMANDS: list = []
+_EXTRA_COMMANDS: list[Callable[[Any], None]] = []
 
 
 def _register_extras() -> None:
@@ -288,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        return int(args.func(args))
     except UsageError as err:
         print(f"recipe-review: error: {err}", file=sys.stderr)
         return EXIT_ERROR

@@ -246,7 +246,7 @@ class EngineConfig:
             return got
         return _ON if default_enabled else _OFF
 
-    def options_for(self, rule) -> RuleOptions:
+    def options_for(self, rule: Any) -> RuleOptions:
         if rule.CODE in self._options:
             return self._options[rule.CODE]
         return getattr(rule, "Options", RuleOptions)()
@@ -261,7 +261,7 @@ def _format_error(err: ValidationError, prefix: str) -> list[str]:
     return out
 
 
-def load_config(data: Mapping | None, rules: Sequence) -> tuple[EngineConfig, list[str]]:
+def load_config(data: Mapping[str, Any] | None, rules: Sequence[Any]) -> tuple[EngineConfig, list[str]]:
     """Validate a parsed per-repository config. Returns (config, errors); errors → defaults used.
 
     Every rule key must name one of `rules` (by code or name) and its options must validate
@@ -304,7 +304,9 @@ def load_config(data: Mapping | None, rules: Sequence) -> tuple[EngineConfig, li
 CONFIG_PATH = ".github/recipe-review.yml"  # the per-repository config, read at the base revision
 
 
-def load_repo_config(raw: bytes | None, rules: Sequence, path: str = CONFIG_PATH) -> tuple[EngineConfig, list[str]]:
+def load_repo_config(
+    raw: bytes | None, rules: Sequence[Any], path: str = CONFIG_PATH
+) -> tuple[EngineConfig, list[str]]:
     """The repository config file's bytes (None: there is none) validated against `rules`: (config,
     errors). A file that does not parse gives the defaults and one error naming the file and line."""
     if raw is None:

@@ -19,10 +19,11 @@ from __future__ import annotations
 import dataclasses
 import logging
 from dataclasses import dataclass, field
+from typing import Any
 
 from bot import diff, lifecycle, render, sweep
 from bot.gather import SnapshotReader, Stop, gather
-from bot.github import FileInfo, GitHubError, GitHubPort, Snapshot
+from bot.github import CommentInfo, FileInfo, GitHubError, GitHubPort, Snapshot
 from bot.present import problem_key
 from bot.reconcile import InlineComment, PostedComment, ReviewPlan, ignores_from, plan_review
 from rules.changelog.analysis import changelog_diffs
@@ -91,13 +92,13 @@ def bot_comments(snap: Snapshot, bot_login: str) -> list[PostedComment]:
     return out
 
 
-def ignores_of(snap: Snapshot, bot_login: str) -> dict:
+def ignores_of(snap: Snapshot, bot_login: str) -> dict[str, Any]:
     """The `/ignore` state of the PR, read back from the bot's own replies (oldest first)."""
     me = bot_login.removesuffix("[bot]")
     return ignores_from(c.body for c in sorted(snap.issue_comments, key=lambda c: c.id) if c.author == me)
 
 
-def _marked(snap: Snapshot, marker: str, bot_login: str):
+def _marked(snap: Snapshot, marker: str, bot_login: str) -> CommentInfo | None:
     me = bot_login.removesuffix("[bot]")
     for c in snap.issue_comments:
         if c.author == me and marker in c.body:
@@ -110,7 +111,7 @@ class Fetched:
     """Everything one read of a PR gives the rules: the changeset, its config and GitHub's state."""
 
     snap: Snapshot
-    files: list
+    files: list[FileInfo]
     merge_base: str
     changeset: ChangeSet
     config: EngineConfig
@@ -174,6 +175,7 @@ def fetch(port: GitHubPort, job: ReviewJob, drafts: bool = False) -> Fetched | R
     try:
         got = gather(reader, dataclasses.replace(target, title=None), checkpoint)
     except Stop as stop:
+        assert isinstance(stop.result, ReviewResult)
         return stop.result
     snap = reader.snap
     changeset = dataclasses.replace(got.changeset, title=snap.pull.title)
@@ -326,7 +328,8 @@ def _close_gone(port: GitHubPort, job: ReviewJob, plan: ReviewPlan, outcome: Rev
             outcome.writes.append(f"reply {kind} {p.code}")
 
 
-def _write_check_run(port, job, snap, report, plan, config_errors, outcome) -> None:
+def _write_check_run(port: GitHubPort, job: ReviewJob, snap: Snapshot, report: Report, plan: ReviewPlan,
+                     config_errors: list[str], outcome: ReviewResult) -> None:
     if outcome.checks_forbidden:
         return  # said once by lifecycle.start; the summary comment carries the verdict
     view = plan.view()
@@ -349,7 +352,8 @@ def _write_check_run(port, job, snap, report, plan, config_errors, outcome) -> N
     outcome.writes.append(f"check-run {conclusion}")
 
 
-def _write_summary(port, job, snap, report, plan, config_errors, bot_login, outcome,
+def _write_summary(port: GitHubPort, job: ReviewJob, snap: Snapshot, report: Report, plan: ReviewPlan,
+                   config_errors: list[str], bot_login: str, outcome: ReviewResult,
                    fixable: frozenset[str] = frozenset()) -> None:
     body = render.summary_comment(report, job.head_sha, plan.view(), config_errors, fixable)
     outcome.summary = body
@@ -368,3 +372,6 @@ def _write_summary(port, job, snap, report, plan, config_errors, bot_login, outc
     if existing is None:
         port.create_issue_comment(job.repo, job.number, body)
         outcome.writes.append("summary create")
+
+
+__all__ = ["CONFIG_PATH", "Fetched", "ReviewJob", "ReviewResult", "bot_comments", "fetch", "ignores_of", "review"]
