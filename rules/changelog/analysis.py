@@ -622,12 +622,12 @@ def _spliced_base_bytes(base: bytes, head: bytes, bblocks: list[_Block], hblocks
     return out
 
 
-def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDiff:
+def _unanalysable(f: FileChange) -> ChangelogDiff | None:
+    """The diff of a changelog that is not aligned at all: deleted, oversize, or content missing."""
     path, status = f.path, f.status
     base = None if status == "added" else f.base
     head = None if status == "removed" else f.head
-    common = dict(path=path, status=status, patch=f.patch, head=head, base=base, previous_path=f.previous_path)
-
+    common = _common_fields(f)
     if status == "removed":
         n = _count_items(base) if base is not None else 0
         what = f"all {n:,} entries" if base is not None else "its history"
@@ -650,167 +650,233 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
     if base is None and status != "added":
         return ChangelogDiff(base_count=0, new_entries=[], misplaced=[], history_ok=False,
                              skip_reason="the base content was not available to the review", **common)
+    return None
 
-    renamed: list[HistoryChange] = []
-    if status == "renamed":
-        renamed.append(HistoryChange(
-            "renamed", None, f"The changelog `{f.previous_path}` is renamed to `{path}`.",
-            fix=f"Keep the changelog at `{f.previous_path}`; the sweep workflow and its validator read that path.",
-            evidence=(f"file status `renamed` from `{f.previous_path}`",)))
 
-    base = base or b""
-    builder = _Builder(head)
-    core = len(base.rstrip())
-    base_nl_core = base.count(b"\n", 0, core)
-    base_lines = base_nl_core + base.count(b"\n", core) + (0 if not base or base.endswith(b"\n") else 1)
+def _common_fields(f: FileChange) -> dict[str, Any]:
+    """The ChangelogDiff fields every outcome shares: the file's identity and contents."""
+    base = None if f.status == "added" else f.base
+    head = None if f.status == "removed" else f.head
+    return dict(path=f.path, status=f.status, patch=f.patch, head=head, base=base, previous_path=f.previous_path)
 
-    # Fast path: history intact, entries appended at the tail.
-    if head.startswith(base[:core]):
+
+class _Alignment:
+    """Base and head of one changelog file aligned entry by entry, and what the PR changed.
+
+    Built for a file `_unanalysable` accepts; its phases run in order (see `_analyse`), each
+    reading what the earlier ones found.
+    """
+
+    def __init__(self, f: FileChange, repo: str | None, title: str | None):
+        self.f, self.repo, self.title = f, repo, title
+        self.common = _common_fields(f)
+        head = None if f.status == "removed" else f.head
+        assert head is not None  # `_unanalysable` returned the diff of a file without a head
+        self.head: bytes = head
+        self.renamed: list[HistoryChange] = []
+        if f.status == "renamed":
+            self.renamed.append(HistoryChange(
+                "renamed", None, f"The changelog `{f.previous_path}` is renamed to `{f.path}`.",
+                fix=f"Keep the changelog at `{f.previous_path}`; the sweep workflow and its validator read that path.",
+                evidence=(f"file status `renamed` from `{f.previous_path}`",)))
+        base = self.base = (None if f.status == "added" else f.base) or b""
+        self.builder = _Builder(head)
+        self.core = len(base.rstrip())
+        self.base_nl_core = base.count(b"\n", 0, self.core)
+        self.base_lines = (self.base_nl_core + base.count(b"\n", self.core)
+                           + (0 if not base or base.endswith(b"\n") else 1))
+        self._all_lines: list[str] | None = None
+
+    def fast_path(self) -> ChangelogDiff | None:
+        """Fast path: history intact, entries appended at the tail (None: not this case)."""
+        base, head, core, base_nl_core, builder = self.base, self.head, self.core, self.base_nl_core, self.builder
+        if not head.startswith(base[:core]):
+            return None
         head_lines = base_nl_core + head.count(b"\n", core) + (0 if not head or head.endswith(b"\n") else 1)
         nl = head.find(b"\n", core) if core else -1
         region = (nl + 1 if nl >= 0 else len(head)) if core else 0
         first, blocks = _split(head, region, base_nl_core + head.count(b"\n", core, region) + 1)
-        if core == 0 or not head[core:first].strip():
-            base_count = _count_items(base)
-            new = [builder.entry(base_count + k, b, True) for k, b in enumerate(blocks)]
-            base_end = base_nl_core + 1 if core else 0
-            seps: list[SeparatorCheck] = []
-            intact = head.startswith(base)
-            changes = list(renamed)
+        if not (core == 0 or not head[core:first].strip()):
+            return None
+        base_count = _count_items(base)
+        new = [builder.entry(base_count + k, b, True) for k, b in enumerate(blocks)]
+        base_end = base_nl_core + 1 if core else 0
+        seps: list[SeparatorCheck] = []
+        intact = head.startswith(base)
+        changes = list(self.renamed)
+        if not intact:
+            changes.append(_tail_change(base, head, core, first if new else len(head),
+                                        base_nl_core + 2, new[0] if new else None))
+        if new and core:
+            hist = tuple(_sep_lines(base[core:]))
+            wanted = hist if hist and hist[-1] == "" else hist + ("",)
+            actual = tuple(_sep_lines(head[core:blocks[0].start]))
+            seps.append(SeparatorCheck(new[0], base_end + 1, new[0].start_line, new[0].text.split("\n", 1)[0],
+                                       actual, (wanted,), hist, history_changed=not intact))
+        for k, b in enumerate(blocks[:-1]):
+            nxt = blocks[k + 1]
+            seps.append(SeparatorCheck(new[k], b.end_line + 1, nxt.start_line, new[k + 1].text.split("\n", 1)[0],
+                                       tuple(_sep_lines(b.sep(head))), (("",),)))
+        first_changed = None
+        if head != base:
+            first_changed = new[0].start_line if new else min(base_end + 1, max(head_lines, 1))
             if not intact:
-                changes.append(_tail_change(base, head, core, first if new else len(head),
-                                            base_nl_core + 2, new[0] if new else None))
-            if new and core:
-                hist = tuple(_sep_lines(base[core:]))
-                wanted = hist if hist and hist[-1] == "" else hist + ("",)
-                actual = tuple(_sep_lines(head[core:blocks[0].start]))
-                seps.append(SeparatorCheck(new[0], base_end + 1, new[0].start_line, new[0].text.split("\n", 1)[0],
-                                           actual, (wanted,), hist, history_changed=not intact))
-            for k, b in enumerate(blocks[:-1]):
-                nxt = blocks[k + 1]
-                seps.append(SeparatorCheck(new[k], b.end_line + 1, nxt.start_line, new[k + 1].text.split("\n", 1)[0],
-                                           tuple(_sep_lines(b.sep(head))), (("",),)))
-            first_changed = None
-            if head != base:
-                first_changed = new[0].start_line if new else min(base_end + 1, max(head_lines, 1))
-                if not intact:
-                    first_changed = changes[-1].line
-            return ChangelogDiff(base_count=base_count, new_entries=new, misplaced=[], history_ok=intact,
-                                 history_changes=changes, head_line_count=head_lines,
-                                 base_line_count=base_lines, first_changed_line=first_changed,
-                                 base_end_line=base_end, prefix_len=core, separators=seps, **common)
+                first_changed = changes[-1].line
+        return ChangelogDiff(base_count=base_count, new_entries=new, misplaced=[], history_ok=intact,
+                             history_changes=changes, head_line_count=head_lines,
+                             base_line_count=self.base_lines, first_changed_line=first_changed,
+                             base_end_line=base_end, prefix_len=core, separators=seps, **self.common)
 
-    # Slow path: split and align only the region between the common byte prefix and suffix,
-    # widened to entry boundaries plus one entry of context on each side.
-    head_lines = _line_count(head)
-    p = _common_prefix(base, head)
-    q = _common_suffix(base, head, min(len(base), len(head)) - p)
-    sb = _prev_item(base, p - 1) if p > 1 else 0
-    sb = _prev_item(base, sb) if sb > 0 else 0
-    be = _next_item(base, len(base) - q + 1)
-    be = _next_item(base, be + 1) if be < len(base) else be
-    he = be + len(head) - len(base)
-    line_sb = base.count(b"\n", 0, sb) + 1
-    hb_first, hblocks = _split(head, sb, line_sb, he)
-    bb_first, bblocks = _split(base, sb, line_sb, be)
-    before = _count_items(base, 0, sb)  # entries above the region (identical in base and head)
-    base_tail = be == len(base)  # the region reaches the end of base
-    bbuilder = _Builder(base)
-    changes: list[HistoryChange] = list(renamed)
-    _all_lines: list[list[str]] = []
+    def all_lines(self) -> list[str]:
+        if self._all_lines is None:
+            self._all_lines = _lines(self.head)
+        return self._all_lines
 
-    def all_lines() -> list[str]:
-        if not _all_lines:
-            _all_lines.append(_lines(head))
-        return _all_lines[0]
-
-    if sb == 0 and head[:hb_first] != base[:bb_first]:
-        hl, bl = _lines(head[:hb_first]), _lines(base[:bb_first])
-        p0, _ = _trim(hl, bl)
-        changes.append(HistoryChange(
-            "header", p0 + 1, f"The text above the first entry was changed at line {p0 + 1:,}.",
-            evidence=(f"base line: `{short(bl[p0]) if p0 < len(bl) else '(none)'}`",
-                      f"head line: `{short(hl[p0]) if p0 < len(hl) else '(none)'}`")))
-
-    bkeys = [b.content(base) for b in bblocks]
-    hkeys = [b.content(head) for b in hblocks]
-    # Skip the common head and tail by content (cheap), align only the middle.
-    lo = 0
-    while lo < len(bkeys) and lo < len(hkeys) and bkeys[lo] == hkeys[lo]:
-        lo += 1
-    hi = 0
-    while hi < len(bkeys) - lo and hi < len(hkeys) - lo and bkeys[-1 - hi] == hkeys[-1 - hi]:
-        hi += 1
-    ops: list[tuple[str, int, int, int, int]] = []
-    if lo:
-        ops.append(("equal", 0, lo, 0, lo))
-    sm = difflib.SequenceMatcher(None, bkeys[lo:len(bkeys) - hi], hkeys[lo:len(hkeys) - hi], autojunk=False)
-    for tag, i1, i2, j1, j2 in sm.get_opcodes():
-        ops.append((tag, i1 + lo, i2 + lo, j1 + lo, j2 + lo))
-    if hi:
-        ops.append(("equal", len(bkeys) - hi, len(bkeys), len(hkeys) - hi, len(hkeys)))
-
-    head_entries: dict[int, Entry] = {}
-    base_entries: dict[int, Entry] = {}
-
-    def h_entry(j: int, parse: bool = False) -> Entry:
+    def h_entry(self, j: int, parse: bool = False) -> Entry:
+        head_entries = self.head_entries
         if j not in head_entries or (parse and head_entries[j].data is None and head_entries[j].error is None):
-            head_entries[j] = builder.entry(before + j, hblocks[j], parse)
+            head_entries[j] = self.builder.entry(self.before + j, self.hblocks[j], parse)
         return head_entries[j]
 
-    def b_entry(i: int) -> Entry:
-        if i not in base_entries:
-            base_entries[i] = bbuilder.entry(before + i, bblocks[i], False)
-        return base_entries[i]
+    def b_entry(self, i: int) -> Entry:
+        if i not in self.base_entries:
+            self.base_entries[i] = self.bbuilder.entry(self.before + i, self.bblocks[i], False)
+        return self.base_entries[i]
 
-    from_base: dict[int, int] = {}  # head block index -> base block index (equal or edited)
-    inserted: list[int] = []
-    deleted_runs: list[tuple[list[int], int | None]] = []  # (base indices, head index that follows)
-    edited: list[tuple[int, int]] = []
-    for tag, i1, i2, j1, j2 in ops:
-        if tag == "equal":
-            for k in range(i2 - i1):
-                from_base[j1 + k] = i1 + k
-            continue
-        if tag == "insert":
-            inserted.extend(range(j1, j2))
-            continue
-        if tag == "delete":
-            deleted_runs.append((list(range(i1, i2)), j1))
-            continue
-        # replace: pair edited versions, the rest are deletions / insertions
-        unpaired = list(range(i1, i2))
-        for j in range(j1, j2):
-            hit = next((i for i in unpaired if _similar(b_entry(i), h_entry(j))), None)
-            if hit is None:
-                inserted.append(j)
+    def align(self) -> None:
+        """Slow path: split and align only the region between the common byte prefix and suffix,
+        widened to entry boundaries plus one entry of context on each side."""
+        base, head = self.base, self.head
+        self.head_lines = _line_count(head)
+        p = self.p = _common_prefix(base, head)
+        q = _common_suffix(base, head, min(len(base), len(head)) - p)
+        sb = _prev_item(base, p - 1) if p > 1 else 0
+        sb = _prev_item(base, sb) if sb > 0 else 0
+        be = _next_item(base, len(base) - q + 1)
+        be = _next_item(base, be + 1) if be < len(base) else be
+        self.he = be + len(head) - len(base)
+        line_sb = base.count(b"\n", 0, sb) + 1
+        hb_first, self.hblocks = _split(head, sb, line_sb, self.he)
+        bb_first, self.bblocks = _split(base, sb, line_sb, be)
+        self.before = _count_items(base, 0, sb)  # entries above the region (identical in base and head)
+        self.base_tail = be == len(base)  # the region reaches the end of base
+        self.bbuilder = _Builder(base)
+        self.changes: list[HistoryChange] = list(self.renamed)
+
+        if sb == 0 and head[:hb_first] != base[:bb_first]:
+            hl, bl = _lines(head[:hb_first]), _lines(base[:bb_first])
+            p0, _ = _trim(hl, bl)
+            self.changes.append(HistoryChange(
+                "header", p0 + 1, f"The text above the first entry was changed at line {p0 + 1:,}.",
+                evidence=(f"base line: `{short(bl[p0]) if p0 < len(bl) else '(none)'}`",
+                          f"head line: `{short(hl[p0]) if p0 < len(hl) else '(none)'}`")))
+
+        self.bkeys = [b.content(base) for b in self.bblocks]
+        self.hkeys = [b.content(head) for b in self.hblocks]
+        self.head_entries: dict[int, Entry] = {}
+        self.base_entries: dict[int, Entry] = {}
+        self._pair(self._opcodes())
+
+    def _opcodes(self) -> list[tuple[str, int, int, int, int]]:
+        """Skip the common head and tail by content (cheap), align only the middle."""
+        bkeys, hkeys = self.bkeys, self.hkeys
+        lo = 0
+        while lo < len(bkeys) and lo < len(hkeys) and bkeys[lo] == hkeys[lo]:
+            lo += 1
+        hi = 0
+        while hi < len(bkeys) - lo and hi < len(hkeys) - lo and bkeys[-1 - hi] == hkeys[-1 - hi]:
+            hi += 1
+        ops: list[tuple[str, int, int, int, int]] = []
+        if lo:
+            ops.append(("equal", 0, lo, 0, lo))
+        sm = difflib.SequenceMatcher(None, bkeys[lo:len(bkeys) - hi], hkeys[lo:len(hkeys) - hi], autojunk=False)
+        for tag, i1, i2, j1, j2 in sm.get_opcodes():
+            ops.append((tag, i1 + lo, i2 + lo, j1 + lo, j2 + lo))
+        if hi:
+            ops.append(("equal", len(bkeys) - hi, len(bkeys), len(hkeys) - hi, len(hkeys)))
+        return ops
+
+    def _pair(self, ops: list[tuple[str, int, int, int, int]]) -> None:
+        """Head blocks from base (equal or edited), inserted head blocks, runs of deleted base blocks."""
+        self.from_base: dict[int, int] = {}  # head block index -> base block index (equal or edited)
+        self.inserted: list[int] = []
+        self.deleted_runs: list[tuple[list[int], int | None]] = []  # (base indices, head index that follows)
+        self.edited: list[tuple[int, int]] = []
+        for tag, i1, i2, j1, j2 in ops:
+            if tag == "equal":
+                for k in range(i2 - i1):
+                    self.from_base[j1 + k] = i1 + k
+                continue
+            if tag == "insert":
+                self.inserted.extend(range(j1, j2))
+                continue
+            if tag == "delete":
+                self.deleted_runs.append((list(range(i1, i2)), j1))
+                continue
+            # replace: pair edited versions, the rest are deletions / insertions
+            unpaired = list(range(i1, i2))
+            for j in range(j1, j2):
+                hit = next((i for i in unpaired if _similar(self.b_entry(i), self.h_entry(j))), None)
+                if hit is None:
+                    self.inserted.append(j)
+                else:
+                    unpaired.remove(hit)
+                    self.edited.append((hit, j))
+                    self.from_base[j] = hit
+            if unpaired:
+                self.deleted_runs.append((unpaired, j2))
+
+    def moves(self) -> None:
+        """An inserted block identical to a deleted one is a move (reorder), not a new entry; the
+        deleted entries left over and the moved ones are history changes."""
+        deleted_by_content: dict[bytes, list[int]] = {}
+        for run, _ in self.deleted_runs:
+            for i in run:
+                deleted_by_content.setdefault(self.bkeys[i], []).append(i)
+        self.moved: list[tuple[int, int]] = []
+        self.new_idx: list[int] = []
+        for j in sorted(self.inserted):
+            pool = deleted_by_content.get(self.hkeys[j])
+            if pool:
+                i = pool.pop(0)
+                self.moved.append((i, j))
+                self.from_base[j] = i
             else:
-                unpaired.remove(hit)
-                edited.append((hit, j))
-                from_base[j] = hit
-        if unpaired:
-            deleted_runs.append((unpaired, j2))
+                self.new_idx.append(j)
+        moved_base = {i for i, _ in self.moved}
+        self.deletion_points = _deletion_points(self.f.patch, self.head_lines)
+        bblocks, title = self.bblocks, self.title
+        for run, j in self.deleted_runs:
+            gone = [i for i in run if i not in moved_base]
+            if not gone:
+                continue
+            ents = [self.b_entry(i) for i in gone]
+            lines_gone = sum(bblocks[i].end_line - bblocks[i].start_line + 1 for i in gone)
+            line = self.nearest_head_line(j, lines_gone)
+            word = "entry" if len(gone) == 1 else "entries"
+            self.changes.append(HistoryChange(
+                "deleted", line,
+                f"{count_word(len(gone)).capitalize()} existing {word} ({_labels(ents)}) "
+                f"{'was' if len(gone) == 1 else 'were'} deleted here.",
+                fix="Restore the deleted entries byte-for-byte from the base branch; existing changelog "
+                    "entries are immutable (revert their effect with a new entry instead).",
+                evidence=(f"base lines {bblocks[gone[0]].start_line:,}-{bblocks[gone[-1]].end_line:,} "
+                          f"({lines_gone:,} entry lines) are missing at head",
+                          *((f"PR title `{short(title)}`: a maintainer revert may be intentional",)
+                            if title and _REVERT.match(title) else ()))))
+        for i, j in self.moved:
+            e = self.h_entry(j)
+            self.changes.append(HistoryChange(
+                "moved", e.start_line,
+                f"Existing entry {e.label if e.pr_number is not None else 'at line ' + format(e.start_line, ',')} "
+                f"(`{short(e.summary)}`) was moved from base line "
+                f"{bblocks[i].start_line:,} to line {e.start_line:,}.",
+                end_line=e.end_line,
+                fix="Keep existing entries in their base order; reordering history is an edit.",
+                evidence=(f"base entry index {i}, head entry index {j}",)))
 
-    # An inserted block identical to a deleted one is a move (reorder), not a new entry.
-    deleted_by_content: dict[bytes, list[int]] = {}
-    for run, _ in deleted_runs:
-        for i in run:
-            deleted_by_content.setdefault(bkeys[i], []).append(i)
-    moved: list[tuple[int, int]] = []
-    new_idx: list[int] = []
-    for j in sorted(inserted):
-        pool = deleted_by_content.get(hkeys[j])
-        if pool:
-            i = pool.pop(0)
-            moved.append((i, j))
-            from_base[j] = i
-        else:
-            new_idx.append(j)
-    moved_base = {i for i, _ in moved}
-
-    deletion_points = _deletion_points(f.patch, head_lines)
-
-    def nearest_head_line(j: int | None, span: int = 0) -> int | None:
+    def nearest_head_line(self, j: int | None, span: int = 0) -> int | None:
+        hblocks, head, he = self.hblocks, self.head, self.he
         if j is not None and j < len(hblocks):
             line = hblocks[j].start_line
         elif he < len(head):
@@ -818,49 +884,32 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
         elif hblocks:
             line = hblocks[-1].end_line
         else:
-            return head_lines or None
+            return self.head_lines or None
         # Where the patch deletes lines nearby: the finding sits next to the deletion itself (the
         # patch may take the blank line above the entry or the one below it, or the file's end).
         # (within the deleted lines' own extent of it: another run of deletions is not this one's)
-        near = [p for p in deletion_points if abs(p - line) <= span + 3]
+        near = [p for p in self.deletion_points if abs(p - line) <= span + 3]
         return min(near, key=lambda p: (abs(p - line), p)) if near else line
 
-    for run, j in deleted_runs:
-        gone = [i for i in run if i not in moved_base]
-        if not gone:
-            continue
-        ents = [b_entry(i) for i in gone]
-        lines_gone = sum(bblocks[i].end_line - bblocks[i].start_line + 1 for i in gone)
-        line = nearest_head_line(j, lines_gone)
-        word = "entry" if len(gone) == 1 else "entries"
-        changes.append(HistoryChange(
-            "deleted", line,
-            f"{count_word(len(gone)).capitalize()} existing {word} ({_labels(ents)}) "
-            f"{'was' if len(gone) == 1 else 'were'} deleted here.",
-            fix="Restore the deleted entries byte-for-byte from the base branch; existing changelog "
-                "entries are immutable (revert their effect with a new entry instead).",
-            evidence=(f"base lines {bblocks[gone[0]].start_line:,}-{bblocks[gone[-1]].end_line:,} "
-                      f"({lines_gone:,} entry lines) are missing at head",
-                      *((f"PR title `{short(title)}`: a maintainer revert may be intentional",)
-                        if title and _REVERT.match(title) else ()))))
-    for i, j in moved:
-        e = h_entry(j)
-        changes.append(HistoryChange(
-            "moved", e.start_line,
-            f"Existing entry {e.label if e.pr_number is not None else 'at line ' + format(e.start_line, ',')} "
-            f"(`{short(e.summary)}`) was moved from base line "
-            f"{bblocks[i].start_line:,} to line {e.start_line:,}.",
-            end_line=e.end_line,
-            fix="Keep existing entries in their base order; reordering history is an edit.",
-            evidence=(f"base entry index {i}, head entry index {j}",)))
+    def edits(self) -> None:
+        """Edits: pr-link-only corrections are allowed alone (A10), everything else is a history change."""
+        self.correction_entries: list[Entry] = []
+        self.pending_corrections: list[HistoryChange] = []
+        added_js = set(self.new_idx)
+        for i, j in self.edited:
+            change, corrected = self._edit(i, j, added_js)
+            if corrected is not None:
+                self.correction_entries.append(corrected)
+                self.pending_corrections.append(change)
+            else:
+                self.changes.append(change)
 
-    # Edits: pr-link-only corrections are allowed alone (A10), everything else is a history change.
-    correction_entries: list[Entry] = []
-    pending_corrections: list[HistoryChange] = []
-    added_js = set(new_idx)
-    for i, j in edited:
-        bl = _lines(bkeys[i])
-        hl = _lines(hkeys[j])
+    def _edit(self, i: int, j: int, added_js: set[int]) -> tuple[HistoryChange, Entry | None]:
+        """The history change of base entry `i` edited into head entry `j`, and that entry if the
+        edit is a pr-link correction."""
+        head, bblocks, hblocks = self.head, self.bblocks, self.hblocks
+        bl = _lines(self.bkeys[i])
+        hl = _lines(self.hkeys[j])
         k, s = _trim(bl, hl)
         b_rng, h_rng = bl[k:len(bl) - s], hl[k:len(hl) - s]
         if b_rng and not h_rng and j + 1 in added_js:
@@ -873,7 +922,7 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
             b2, h2 = bl[k2:len(bl) - s2], hl2[k2:len(hl2) - s2]
             if b2 and len(b2) == len(h2) and s2 and k2 >= len(hl):
                 k, s, b_rng, h_rng, hl = k2, s2, b2, h2, hl2
-        e = h_entry(j)
+        e = self.h_entry(j)
         start = hblocks[j].start_line
         link_only = (len(bl) == len(hl) and all(
             x.startswith("  pr-link:") and y.startswith("  pr-link:") for x, y in zip(b_rng, h_rng)))
@@ -887,14 +936,14 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
         else:  # lines added to the entry: replace them and the line above with the line above
             line = start + k - 1
             repl = [hl[k - 1]]
-        line, end_line, suggestion = anchored(all_lines(), line, end_line, repl)
+        line, end_line, suggestion = anchored(self.all_lines(), line, end_line, repl)
         old = b_rng[0] if b_rng else "(nothing)"
         new = h_rng[0] if h_rng else "(line removed)"
         if old.strip() == new.strip():  # a whitespace-only edit: make the whitespace visible
             old, new = json.dumps(old), json.dumps(new)
         else:
             old, new = old.strip(), new.strip()
-        be = b_entry(i)
+        be = self.b_entry(i)
         name = be.label if be.pr_number is not None else f"`{short(be.summary)}`"
         change = HistoryChange(
             "edited", line,
@@ -909,129 +958,163 @@ def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDif
         old_link = _PR_LINK_LINE.match(b_rng[0]).group(1).strip("'\"") if link_only and b_rng else ""
         # A correction replaces a placeholder or malformed link with a canonical one; re-pointing
         # a canonical link at another PR is an edit.
-        if link_only and _canonical_link(link, repo) and not _canonical_link(old_link, repo):
-            correction_entries.append(e)
-            pending_corrections.append(change)
-        else:
-            changes.append(change)
+        if link_only and _canonical_link(link, self.repo) and not _canonical_link(old_link, self.repo):
+            return change, e
+        return change, None
 
-    # Separators between surviving history entries are history too (never "fixed").
-    base_at = {j: i for j, i in from_base.items()}
-    for j, i in sorted(base_at.items()):
-        if i + 1 >= len(bblocks) or j + 1 >= len(hblocks) or (i, j) in moved:
-            continue
-        if base_at.get(j + 1) != i + 1:
-            continue  # something was inserted or deleted after it: judged by the rules above
-        bsep, hsep = bblocks[i].sep(base), hblocks[j].sep(head)
-        if bsep != hsep:
-            e = h_entry(j)
-            sep_lines = _sep_lines(bsep)
-            s_line, s_end, s_text = anchored(all_lines(), e.end_line, e.end_line + len(_sep_lines(hsep)),
-                                             [all_lines()[e.end_line - 1], *sep_lines])
-            changes.append(HistoryChange(
-                "separator", s_line,
-                f"The separator after existing entry {e.label} changed from `{show_bytes(bsep)}` to "
-                f"`{show_bytes(hsep)}`.",
-                end_line=s_end, suggestion=s_text,
-                fix="Restore the historical separator bytes exactly (trailing spaces included); "
-                    "historical whitespace is immutable.",
-                evidence=(f"base separator `{show_bytes(bsep)}` after base line {bblocks[i].end_line:,}",)))
+    def history_separators(self) -> None:
+        """Separators between surviving history entries are history too (never "fixed"), and so is
+        the trailing whitespace of their last lines."""
+        base, head, bblocks, hblocks, moved = self.base, self.head, self.bblocks, self.hblocks, self.moved
+        from_base, all_lines = self.from_base, self.all_lines
+        base_at = {j: i for j, i in from_base.items()}
+        for j, i in sorted(base_at.items()):
+            if i + 1 >= len(bblocks) or j + 1 >= len(hblocks) or (i, j) in moved:
+                continue
+            if base_at.get(j + 1) != i + 1:
+                continue  # something was inserted or deleted after it: judged by the rules above
+            bsep, hsep = bblocks[i].sep(base), hblocks[j].sep(head)
+            if bsep != hsep:
+                e = self.h_entry(j)
+                sep_lines = _sep_lines(bsep)
+                s_line, s_end, s_text = anchored(all_lines(), e.end_line, e.end_line + len(_sep_lines(hsep)),
+                                                 [all_lines()[e.end_line - 1], *sep_lines])
+                self.changes.append(HistoryChange(
+                    "separator", s_line,
+                    f"The separator after existing entry {e.label} changed from `{show_bytes(bsep)}` to "
+                    f"`{show_bytes(hsep)}`.",
+                    end_line=s_end, suggestion=s_text,
+                    fix="Restore the historical separator bytes exactly (trailing spaces included); "
+                        "historical whitespace is immutable.",
+                    evidence=(f"base separator `{show_bytes(bsep)}` after base line {bblocks[i].end_line:,}",)))
 
-    # Trailing whitespace on an existing entry's last line is not part of its content (blocks end
-    # at the last non-blank byte) but it is history: compare it for every entry that survived.
-    edited_js = {j for _, j in edited}
-    for j, i in sorted(from_base.items()):
-        if j in edited_js or (i, j) in moved:
-            continue
-        btail = bblocks[i].sep(base).split(b"\n", 1)[0]
-        htail = hblocks[j].sep(head).split(b"\n", 1)[0]
-        if btail == htail or (i == len(bblocks) - 1 and base_tail):
-            continue  # the last entry of base: its tail bytes are judged with what follows it
-        e = h_entry(j)
-        text = all_lines()[e.end_line - 1]
-        changes.append(HistoryChange(
-            "separator", e.end_line,
-            f"The trailing whitespace of existing entry {e.label}'s last line changed from `{show_bytes(btail)}` "
-            f"to `{show_bytes(htail)}`.",
-            end_line=e.end_line, suggestion=text + btail.decode("utf-8", "replace"),
-            fix="Restore the line byte for byte (trailing spaces included); historical whitespace is immutable.",
-            evidence=(f"base line {bblocks[i].end_line:,} ends with `{show_bytes(btail)}`",)))
+        # Trailing whitespace on an existing entry's last line is not part of its content (blocks end
+        # at the last non-blank byte) but it is history: compare it for every entry that survived.
+        edited_js = {j for _, j in self.edited}
+        for j, i in sorted(from_base.items()):
+            if j in edited_js or (i, j) in moved:
+                continue
+            btail = bblocks[i].sep(base).split(b"\n", 1)[0]
+            htail = hblocks[j].sep(head).split(b"\n", 1)[0]
+            if btail == htail or (i == len(bblocks) - 1 and self.base_tail):
+                continue  # the last entry of base: its tail bytes are judged with what follows it
+            e = self.h_entry(j)
+            text = all_lines()[e.end_line - 1]
+            self.changes.append(HistoryChange(
+                "separator", e.end_line,
+                f"The trailing whitespace of existing entry {e.label}'s last line changed from "
+                f"`{show_bytes(btail)}` to `{show_bytes(htail)}`.",
+                end_line=e.end_line, suggestion=text + btail.decode("utf-8", "replace"),
+                fix="Restore the line byte for byte (trailing spaces included); historical whitespace is immutable.",
+                evidence=(f"base line {bblocks[i].end_line:,} ends with `{show_bytes(btail)}`",)))
 
-    new_entries = [h_entry(j, parse=True) for j in new_idx]
-    if pending_corrections:
-        if new_entries:
-            changes.extend(pending_corrections)
-            changes.append(HistoryChange(
-                "correction-mixed", pending_corrections[0].line,
-                "A historical pr-link correction is mixed with new changelog entries in one PR.",
-                fix="Make the pr-link correction in its own PR, with no new entries.",
-                evidence=(f"{len(pending_corrections)} corrected link(s), {len(new_entries)} new entries",)))
-            correction_entries = []
-        elif head_lines != base_lines:
-            changes.extend(pending_corrections)
-            correction_entries = []
+    def added(self) -> None:
+        """The new entries, parsed; pr-link corrections mixed with them (or with other line changes)
+        are history changes."""
+        self.new_entries = [self.h_entry(j, parse=True) for j in self.new_idx]
+        pending = self.pending_corrections
+        if pending:
+            if self.new_entries:
+                self.changes.extend(pending)
+                self.changes.append(HistoryChange(
+                    "correction-mixed", pending[0].line,
+                    "A historical pr-link correction is mixed with new changelog entries in one PR.",
+                    fix="Make the pr-link correction in its own PR, with no new entries.",
+                    evidence=(f"{len(pending)} corrected link(s), {len(self.new_entries)} new entries",)))
+                self.correction_entries = []
+            elif self.head_lines != self.base_lines:
+                self.changes.extend(pending)
+                self.correction_entries = []
 
-    # Misplaced: an added entry with base entries below it.
-    misplaced: list[tuple[Entry, list[Entry]]] = []
-    base_js = sorted(from_base)
-    suffix: list[Entry] = []
-    if new_entries and he < len(head):  # entries below the region: all existing ones
-        _, sblocks = _split(head, he, head.count(b"\n", 0, he) + 1)
-        first_index = before + len(hblocks)
-        suffix = [builder.entry(first_index + k, b, False) for k, b in enumerate(sblocks)]
-    for j, e in zip(new_idx, new_entries):
-        below = [h_entry(k) for k in base_js if k > j] + suffix
-        if below:
-            misplaced.append((e, below))
+    def misplaced(self) -> None:
+        """Misplaced: an added entry with base entries below it."""
+        head, he = self.head, self.he
+        self.misplaced_entries: list[tuple[Entry, list[Entry]]] = []
+        base_js = sorted(self.from_base)
+        suffix: list[Entry] = []
+        if self.new_entries and he < len(head):  # entries below the region: all existing ones
+            _, sblocks = _split(head, he, head.count(b"\n", 0, he) + 1)
+            first_index = self.before + len(self.hblocks)
+            suffix = [self.builder.entry(first_index + k, b, False) for k, b in enumerate(sblocks)]
+        for j, e in zip(self.new_idx, self.new_entries):
+            below = [self.h_entry(k) for k in base_js if k > j] + suffix
+            if below:
+                self.misplaced_entries.append((e, below))
 
-    # Separators around new entries: below each (unless last in the file), and above each whose
-    # upper neighbour is history (the tail of base, or the entry it was spliced after).
-    seps = []
-    new_set = set(new_idx)
-    last_base_i = len(bblocks) - 1 if base_tail else None
-    spliced = _spliced_base_bytes(base, head, bblocks, hblocks, new_idx, from_base, moved)
-    for j in new_idx:
-        e = head_entries[j]
-        if j > 0 and j - 1 not in new_set:
-            prev = hblocks[j - 1]
-            actual = tuple(_sep_lines(prev.sep(head)))
-            i = from_base.get(j - 1)
-            hist = tuple(_sep_lines(bblocks[i].sep(base))) if i is not None else ()
-            changed = False
-            if i is not None and i == last_base_i:
-                wanted = hist if hist and hist[-1] == "" else hist + ("",)
-                allowed = (wanted,)
-                bsep, hsep = bblocks[i].sep(base), prev.sep(head)
+    def separators(self) -> None:
+        """Separators around new entries: below each (unless last in the file), and above each whose
+        upper neighbour is history (the tail of base, or the entry it was spliced after)."""
+        base, head, bblocks, hblocks, from_base = self.base, self.head, self.bblocks, self.hblocks, self.from_base
+        self.seps: list[SeparatorCheck] = []
+        new_set = set(self.new_idx)
+        last_base_i = len(bblocks) - 1 if self.base_tail else None
+        spliced = _spliced_base_bytes(base, head, bblocks, hblocks, self.new_idx, from_base, self.moved)
+        for j in self.new_idx:
+            e = self.head_entries[j]
+            if j > 0 and j - 1 not in new_set:
+                prev = hblocks[j - 1]
+                actual = tuple(_sep_lines(prev.sep(head)))
+                i = from_base.get(j - 1)
+                hist = tuple(_sep_lines(bblocks[i].sep(base))) if i is not None else ()
+                changed = False
+                if i is not None and i == last_base_i:
+                    wanted = hist if hist and hist[-1] == "" else hist + ("",)
+                    allowed = (wanted,)
+                    bsep, hsep = bblocks[i].sep(base), prev.sep(head)
+                    if not hsep.startswith(bsep):
+                        changed = True
+                        self.changes.append(_tail_change(base, head, bblocks[i].content_end, prev.end,
+                                                         prev.end_line + 1, e, head_core=prev.content_end))
+                else:
+                    allowed = (("",), hist)
+                    hist = ()
+                self.seps.append(SeparatorCheck(e, prev.end_line + 1, e.start_line, e.text.split("\n", 1)[0],
+                                                actual, allowed, hist, history_changed=changed,
+                                                spliced=(j, "above") in spliced))
+            if j + 1 < len(hblocks):
+                nxt = hblocks[j + 1]
+                self.seps.append(SeparatorCheck(e, hblocks[j].end_line + 1, nxt.start_line,
+                                                self.h_entry(j + 1).text.split("\n", 1)[0],
+                                                tuple(_sep_lines(hblocks[j].sep(head))), (("",),),
+                                                spliced=(j, "below") in spliced))
+
+        if self.base_tail and last_base_i is not None and self.he == len(head):
+            j_last = next((j for j, i in from_base.items() if i == last_base_i), None)
+            if j_last is not None and j_last == len(hblocks) - 1 and (last_base_i, j_last) not in self.moved:
+                bsep, hsep = bblocks[last_base_i].sep(base), hblocks[j_last].sep(head)
                 if not hsep.startswith(bsep):
-                    changed = True
-                    changes.append(_tail_change(base, head, bblocks[i].content_end, prev.end,
-                                                prev.end_line + 1, e, head_core=prev.content_end))
-            else:
-                allowed = (("",), hist)
-                hist = ()
-            seps.append(SeparatorCheck(e, prev.end_line + 1, e.start_line, e.text.split("\n", 1)[0],
-                                       actual, allowed, hist, history_changed=changed,
-                                       spliced=(j, "above") in spliced))
-        if j + 1 < len(hblocks):
-            nxt = hblocks[j + 1]
-            seps.append(SeparatorCheck(e, hblocks[j].end_line + 1, nxt.start_line,
-                                       h_entry(j + 1).text.split("\n", 1)[0],
-                                       tuple(_sep_lines(hblocks[j].sep(head))), (("",),),
-                                       spliced=(j, "below") in spliced))
+                    self.changes.append(_tail_change(base, head, bblocks[last_base_i].content_end, len(head),
+                                                     hblocks[j_last].end_line + 1, None,
+                                                     head_core=hblocks[j_last].content_end))
 
-    if base_tail and last_base_i is not None and he == len(head):
-        j_last = next((j for j, i in from_base.items() if i == last_base_i), None)
-        if j_last is not None and j_last == len(hblocks) - 1 and (last_base_i, j_last) not in moved:
-            bsep, hsep = bblocks[last_base_i].sep(base), hblocks[j_last].sep(head)
-            if not hsep.startswith(bsep):
-                changes.append(_tail_change(base, head, bblocks[last_base_i].content_end, len(head),
-                                            hblocks[j_last].end_line + 1, None, head_core=hblocks[j_last].content_end))
-    changes.sort(key=lambda c: (c.line is not None, c.line or 0))
-    first_changed = min(head.count(b"\n", 0, p) + 1, max(head_lines, 1))
-    return ChangelogDiff(base_count=_count_items(base), new_entries=new_entries, misplaced=misplaced,
-                         history_ok=False, history_changes=changes, corrections=correction_entries,
-                         head_line_count=head_lines, base_line_count=base_lines,
-                         first_changed_line=first_changed, prefix_len=p, separators=seps, **common)
+    def result(self) -> ChangelogDiff:
+        """The diff the phases found, history changes in line order (file-level ones first)."""
+        changes, head, head_lines = self.changes, self.head, self.head_lines
+        changes.sort(key=lambda c: (c.line is not None, c.line or 0))
+        first_changed = min(head.count(b"\n", 0, self.p) + 1, max(head_lines, 1))
+        return ChangelogDiff(base_count=_count_items(self.base), new_entries=self.new_entries,
+                             misplaced=self.misplaced_entries, history_ok=False, history_changes=changes,
+                             corrections=self.correction_entries, head_line_count=head_lines,
+                             base_line_count=self.base_lines, first_changed_line=first_changed, prefix_len=self.p,
+                             separators=self.seps, **self.common)
+
+
+def _analyse(f: FileChange, repo: str | None, title: str | None) -> ChangelogDiff:
+    diff = _unanalysable(f)
+    if diff is not None:
+        return diff
+    a = _Alignment(f, repo, title)
+    diff = a.fast_path()
+    if diff is not None:
+        return diff
+    a.align()
+    a.moves()
+    a.edits()
+    a.history_separators()
+    a.added()
+    a.misplaced()
+    a.separators()
+    return a.result()
 
 
 def signature(text: str) -> str:

@@ -33,7 +33,8 @@ from typing import Any
 
 from pydantic import Field
 
-from rules.claims.parse import changeset_claims, mentions, value_pairs, value_quantity
+from rules.claims.locate import changeset_claims
+from rules.claims.parse import mentions, value_pairs, value_quantity
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped

@@ -26,7 +26,7 @@ Correct the stated result (here `960 GB`), or the operands if they are what is w
 """
 from collections.abc import Iterator
 
-from rules.claims.parse import changeset_claims
+from rules.claims.locate import changeset_claims
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
