@@ -117,7 +117,8 @@ class Got:
 
 
 def context_dirs(paths: Iterable[str], globs: Iterable[str]) -> set[str]:
-    """Directories where `**/<dir>/<file-glob>` files can live, next to the ancestors of changed paths."""
+    """Directories where `**/<dir>/<file-glob>` files can live: `<dir>` and `.github/<dir>` beside
+    every ancestor of the changed paths (older trees keep `configs/` under `.github/`)."""
     out = set()
     paths = list(paths)
     for g in globs:
@@ -127,7 +128,8 @@ def context_dirs(paths: Iterable[str], globs: Iterable[str]) -> set[str]:
         for p in paths:
             d = posixpath.dirname(p)
             while True:
-                out.add(posixpath.join(d, sub) if d else sub)
+                for where in (sub, posixpath.join(".github", sub)):
+                    out.add(posixpath.join(d, where) if d else where)
                 if not d:
                     break
                 d = posixpath.dirname(d)

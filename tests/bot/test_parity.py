@@ -181,3 +181,24 @@ def test_the_written_rule_fixtures_read_the_same(tmp_path, case):
         fake.stop()
     cli = check_report(repo, number, title, "SemiAnalysisAI/InferenceX")
     assert_same(app, cli)
+
+
+def test_a_changelog_pr_reads_master_configs_under_dot_github_the_same(tmp_path):
+    """Older trees keep `configs/` under `.github/`: a PR that changes only the changelog still reads
+    them (the config-keys resolve), on both ways in."""
+    entry = ("- config-keys:\n    - dsr1-fp8-b200-sglang\n  description:\n    - \"Bump\"\n"
+             "  pr-link: https://github.com/octo/bench/pull/9\n")
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit({".github/configs/nvidia-master.yaml": WAIVER_MASTER, ".github/configs/runners.yaml": RUNNERS,
+                 "perf-changelog.yaml": entry.replace("/pull/9", "/pull/8")}, "main")
+    repo.commit({"perf-changelog.yaml": entry.replace("/pull/9", "/pull/8") + "\n" + entry}, "entry", branch="pr")
+    fake = serve(repo.path, "octo/bench", 9, "main", "pr", TITLE)
+    url = fake.start()
+    try:
+        app = app_report(url, "octo/bench", 9)
+    finally:
+        fake.stop()
+    cli = check_report(repo.path, 9, TITLE, "octo/bench")
+    resolved = [c for c in app["checks"] if c["code"] == "RR008" and c["status"] == "passed"]
+    assert resolved and "dsr1-fp8-b200-sglang" in resolved[0]["detail"], app["checks"]
+    assert_same(app, cli)
