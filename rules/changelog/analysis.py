@@ -576,9 +576,9 @@ def _spliced_base_bytes(base: bytes, head: bytes, bblocks: list[_Block], hblocks
     it. The base bytes kept in H are its common prefix with S and, after that, its common suffix
     with the rest of S: whole separator lines at the top of the separator above the run, or at the
     bottom of the one below it. Only a clean splice counts (all of S kept, prefix plus suffix): when
-    the PR also dropped base bytes there, the separator stays this rule's. When at least one line is such base bytes and the lines the PR
-    wrote are one empty line or none, the irregular separator is the splice's doing (moving the
-    entries fixes it). A separator of no lines at all (a missing empty line) is the PR's.
+    the PR also dropped base bytes there, the separator stays this rule's. When at least one line is
+    such base bytes and the lines the PR wrote are one empty line or none, the irregular separator is
+    the splice's doing (moving the entries fixes it). A separator of no lines at all (a missing empty line) is the PR's.
     """
     out: set[tuple[int, str]] = set()
     moved_base = {i for i, _ in moved}
@@ -925,7 +925,7 @@ class _Alignment:
         e = self.h_entry(j)
         start = hblocks[j].start_line
         link_only = (len(bl) == len(hl) and all(
-            x.startswith("  pr-link:") and y.startswith("  pr-link:") for x, y in zip(b_rng, h_rng)))
+            x.startswith("  pr-link:") and y.startswith("  pr-link:") for x, y in zip(b_rng, h_rng, strict=True)))
         line = start + k
         end_line = start + len(hl) - s - 1
         if h_rng and b_rng:
@@ -1036,7 +1036,7 @@ class _Alignment:
             _, sblocks = _split(head, he, head.count(b"\n", 0, he) + 1)
             first_index = self.before + len(self.hblocks)
             suffix = [self.builder.entry(first_index + k, b, False) for k, b in enumerate(sblocks)]
-        for j, e in zip(self.new_idx, self.new_entries):
+        for j, e in zip(self.new_idx, self.new_entries, strict=False):
             below = [self.h_entry(k) for k in base_js if k > j] + suffix
             if below:
                 self.misplaced_entries.append((e, below))
@@ -1181,7 +1181,7 @@ def canonical_link(repo: str, number: int) -> str:
     return f"https://github.com/{repo}/pull/{number}"
 
 
-def pr_link_verdict(link: str, repo: str | None, number: int | None,
+def pr_link_verdict(link: str, repo: str | None, number: int | None,  # noqa: C901 (one verdict per link shape)
                     also: tuple[str, ...] = ()) -> PrLinkVerdict:
     """Judge `link` against this PR (owner/repo `repo`, number `number`, either may be unknown).
 
