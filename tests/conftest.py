@@ -58,6 +58,7 @@ SLOW_MODULES = {
     "tests/bot/test_github_graphql_contract.py": "every GraphQL document against GitHub's schema",
     "tests/test_real_reviews_scoring.py": "a worker pool over a scratch repository",
     "tests/bot/test_real_payloads.py": "recorded webhook payloads reviewed through the fake GitHub",
+    "tests/bot/test_parity.py": "each repository reviewed through the fake GitHub over HTTP and by `check`",
 }
 
 
