@@ -44,9 +44,10 @@ from rules.cache import LRU
 from rules.context import ReviewContext
 from rules.document import load_values
 from rules.master.analysis import KeyInfo, changed_keys, master_keys
-from rules.scripts.interpret import Arg, Files, Interpreter, Launch, Result, Unknown, Var, WrittenFile
+from rules.scripts.interpret import Interpreter
 from rules.scripts.names import candidates
 from rules.scripts.parse import SHARED_PARSES, Script, Unreadable, review_parses
+from rules.scripts.values import Arg, Files, Launch, Result, Unknown, Var, WrittenFile
 
 SYMLINK = "120000"
 MAX_LINKS = 4

@@ -54,8 +54,8 @@ from rules.context import ReviewContext
 from rules.document import parse_yaml
 from rules.master.analysis import master_keys
 from rules.master.matrix import entry_is_new
-from rules.scripts.interpret import Arg, Unknown, Var
 from rules.scripts.resolve import EngineCommand, Resolution, resolutions
+from rules.scripts.values import Arg, Unknown, Var
 from rules.serving.recipe_points import JsonArg, Value, value_tree
 from rules.serving.settings import BenchmarkPoint, Concurrency, EngineSettings, MasterPoint, Setting, settings_from
 

@@ -2,8 +2,10 @@
 
 import pytest
 
-from rules.scripts.interpret import Files, Interpreter, Unknown, glob_match, normalize
+from rules.scripts.interpret import Interpreter
 from rules.scripts.parse import parse
+from rules.scripts.patterns import glob_match
+from rules.scripts.values import Files, Unknown, normalize
 
 TREE = {"benchmarks/lib.sh": b'export PORT="${PORT:-8888}"\nhelper() { SET_BY_HELPER=1; }\n',
         "benchmarks/single_node/x.sh": b"", "benchmarks/single_node": None}
