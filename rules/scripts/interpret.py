@@ -160,7 +160,7 @@ class Interpreter(Words, Conditions, Heredocs):
         for c in node.named_children:
             self._stmt(c, path)
 
-    def _stmt(self, node: Node, path: str) -> bool | None:
+    def _stmt(self, node: Node, path: str) -> bool | None:  # noqa: C901 (one branch per statement node type)
         """Run one statement; returns its exit status when known (True = success)."""
         self._tick()
         t = node.type
@@ -279,7 +279,7 @@ class Interpreter(Words, Conditions, Heredocs):
             else:
                 status = self._stmt(right, path)
                 continue
-            status = self._maybe(lambda: self._stmt(right, path), f"`{_short(kids[0])}` {op} …")
+            status = self._maybe(lambda right=right: self._stmt(right, path), f"`{_short(kids[0])}` {op} …")
         return status
 
     def _maybe(self, body: Callable[[], bool | None], guard: str) -> None:
@@ -579,7 +579,7 @@ class Interpreter(Words, Conditions, Heredocs):
         return True
 
     # -- commands --------------------------------------------------------------------------------
-    def _command(self, node: Node, path: str) -> bool | None:
+    def _command(self, node: Node, path: str) -> bool | None:  # noqa: C901 (builtins, functions, launches, subshells)
         name_node = node.child_by_field_name("name")
         prefix: list[Node] = []
         args: list[Node] = []

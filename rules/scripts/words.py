@@ -147,7 +147,7 @@ class Words:
                 out.append(Arg(None, p, ln, "".join(s.text if s.text is not None else s.shape for s in f), why))
         return out
 
-    def _segs(self, node: Node, path: str, quoted: bool) -> list[Seg]:
+    def _segs(self, node: Node, path: str, quoted: bool) -> list[Seg]:  # noqa: C901 (one branch per word node type)
         self._tick()
         t = node.type
         if t in ("word", "number", "extglob_pattern", "regex", "special_variable_name", "variable_name",
