@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from bot.github import GitHubPort, Snapshot
 from rules.changeset import ChangeSet
 from rules.config import EngineConfig, load_repo_config
 from rules.inputs import Got, Reads, Target, changeset_of, config_reads, first_reads, more_reads
 from rules.registry import ALL_RULES
+
+if TYPE_CHECKING:  # the git reader's users (check, fix, hooks) never load PyGithub
+    from bot.github import GitHubPort, Snapshot
 
 # Blob aliases per GraphQL query: keeps each response far from GitHub's size and time limits.
 BLOBS_PER_QUERY = 120
