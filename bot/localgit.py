@@ -169,7 +169,7 @@ def compare(repo: Path, merge_base: str, target: tuple[str, ...]) -> tuple[Chang
     """The changed files of `git diff merge_base [target]` (no target: the working tree), with
     GitHub's `patch` of each: what the App gets from GitHub's compare."""
     names = _git(repo, "diff", "--name-status", "-z", "-M", merge_base, *target).split(b"\0")
-    files = []
+    entries = []
     i = 0
     while i < len(names) - 1:
         code = names[i].decode()
@@ -179,8 +179,19 @@ def compare(repo: Path, merge_base: str, target: tuple[str, ...]) -> tuple[Chang
         else:
             old = new = names[i + 1].decode()
             i += 2
+        entries.append((code, old, new))
+    # One `git diff` for every file (a PR of 200 files is one process, not 200): its per-file parts
+    # come in the order of --name-status. Should the counts ever differ, each file is diffed alone.
+    whole = _git(repo, "diff", "-M", "--no-color", "--no-ext-diff", merge_base, *target)
+    parts = [b"diff --git " + p for p in whole.split(b"\ndiff --git ")] if whole else []
+    if parts:
+        parts[0] = parts[0][len(b"diff --git "):]
+    if len(parts) != len(entries):
+        parts = [_git(repo, "diff", "-M", merge_base, *target, "--", *{old, new}) for _, old, new in entries]
+    files = []
+    for (code, old, new), raw in zip(entries, parts, strict=True):
         status = _STATUS.get(code[:1], "modified")
-        patch, binary = _patch_of(_git(repo, "diff", "-M", merge_base, *target, "--", *{old, new}))
+        patch, binary = _patch_of(raw)
         files.append(Changed(new, status, patch, old if status == "renamed" else None, binary))
     return tuple(files)
 

@@ -432,26 +432,42 @@ class _Memo:
     """Interpretations keyed by the input values they actually read and the answers the listing
     and files gave (points differing only in values a file never reads share one interpretation).
     One memo lives for the process (`SHARED_MEMO`): launchers and the library rarely change between
-    reviews, and an entry is reused only when every recorded question gets the same answer."""
+    reviews, and an entry is reused only when every recorded question gets the same answer.
 
-    def __init__(self, size: int = 256):
+    Bounded by entries (the least recently used goes first): a master config of a thousand points
+    asks for thousands of interpretations of one launcher and one script, read in two rounds and
+    again on the base; evicting a file's every entry at once made such reviews interpret everything
+    again."""
+
+    def __init__(self, size: int = 8192):
         self.size = size
         self.entries: OrderedDict[str, list[tuple[dict, dict, Any]]] = OrderedDict()
+        self.order: OrderedDict[int, str] = OrderedDict()  # id(entry) -> name, least recently used first
         self.count = 0
 
     def get(self, name: str, env: dict, files: Files):
-        for reads, questions, value in self.entries.get(name, ()):
+        for entry in self.entries.get(name, ()):
+            reads, questions, value = entry
             if all(_same(env.get(k), v) for k, v in reads.items()) and files.answers(questions):
-                self.entries.move_to_end(name)
+                self.order.move_to_end(id(entry))
                 return value
         return None
 
     def put(self, name: str, reads: dict, questions: dict, value) -> None:
-        self.entries.setdefault(name, []).append((reads, questions, value))
+        entry = (reads, questions, value)
+        self.entries.setdefault(name, []).append(entry)
+        self.order[id(entry)] = name
         self.count += 1
-        while self.count > self.size and self.entries:
-            _, dropped = self.entries.popitem(last=False)
-            self.count -= len(dropped)
+        while self.count > self.size and self.order:
+            oldest, owner = self.order.popitem(last=False)
+            bucket = self.entries.get(owner, [])
+            for i, e in enumerate(bucket):
+                if id(e) == oldest:
+                    del bucket[i]
+                    break
+            if not bucket:
+                self.entries.pop(owner, None)
+            self.count -= 1
 
 
 SHARED_MEMO = _Memo()
