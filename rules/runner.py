@@ -1,6 +1,7 @@
 """Run the registered rules over a changeset and stamp identity and severity on what they report."""
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Iterable
@@ -56,12 +57,17 @@ _SECTION = re.compile(r"^## (.+?)\s*$", re.M)
 
 def doc_sections(rule: ModuleType) -> dict[str, str]:
     """The rule docstring split into {"summary", "Why it matters", "Example", "Fix", ...}."""
-    doc = (rule.__doc__ or "").strip()
-    parts = _SECTION.split(doc)
+    return dict(_sections(rule.__doc__ or ""))
+
+
+@functools.lru_cache(maxsize=512)
+def _sections(doc: str) -> tuple[tuple[str, str], ...]:
+    """Split once per docstring (every review reads every rule's sections)."""
+    parts = _SECTION.split(doc.strip())
     out = {"summary": parts[0].strip()}
     for i in range(1, len(parts) - 1, 2):
         out[parts[i].strip()] = parts[i + 1].strip("\n").rstrip()
-    return out
+    return tuple(out.items())
 
 
 def gate_tooling_changed(changeset: ChangeSet, config: EngineConfig) -> list[str]:
@@ -71,6 +77,7 @@ def gate_tooling_changed(changeset: ChangeSet, config: EngineConfig) -> list[str
                    if path_matches(p, pats) and not p.rsplit("/", 1)[-1].startswith("test_")})
 
 
+@functools.lru_cache(maxsize=1024)
 def _first_paragraph(text: str) -> str:
     return " ".join(text.strip().split("\n\n")[0].split())
 
