@@ -81,6 +81,8 @@ from rules.scripts.checks import (
     model_architecture_overridden,
     mtp_environment_missing,
     mtp_script_missing_chat_template,
+    nounset_enabled,
+    point_variable_defaulted,
     script_framework_mismatch,
     script_missing_for_config,
     script_unreachable,
@@ -95,6 +97,7 @@ from rules.scripts.checks import (
     variable_maybe_unset_under_set_u,
     variable_unset_under_set_u,
     waiver_incomplete,
+    workspace_directory_created,
 )
 from rules.serving.checks import (
     capture_default_below_concurrency,
@@ -211,6 +214,9 @@ ALL_RULES = (
     engine_patched,
     waiver_incomplete,
     model_architecture_overridden,
+    workspace_directory_created,
+    nounset_enabled,
+    point_variable_defaulted,
 )
 
 _BY_KEY = {}

@@ -13,7 +13,8 @@ Lines the PR adds at the top level of a script under `set -u` (`rules.scripts.un
 variable counts as set when the script or a file it sources sets it in any way (assignments,
 `declare`, `read`, `mapfile`, `getopts`, `printf -v`, `for`, `${X:=…}`, a `${X:?}` guard),
 `check_env_vars` validates it, the workflow or the runner provides it, or a launcher that runs
-the script passes it.
+the script passes it. Reads under a `set -u` this PR adds where the base's guidance forbids it
+are left to nounset-enabled (removing that line fixes them).
 
 ## Example
     set -euo pipefail
@@ -27,6 +28,7 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Problem, Severity
+from rules.scripts.hygiene import nounset_reported
 from rules.scripts.unset import unset_reads
 
 CODE = "RR423"
@@ -37,5 +39,5 @@ SEVERITY = Severity.NIT
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem]:
     for fr in unset_reads(ctx):
         for r in fr.reads:
-            if not r.proven:
+            if not r.proven and not nounset_reported(ctx, r.path, r.set_u_line):
                 yield Problem(r.path, r.line, r.message, evidence=(f"`set -u` in force since line {r.set_u_line}",))

@@ -15,10 +15,12 @@ nothing above the read sets it on any path (no assignment, `declare`, `read`, `m
 function defined above; not in a loop; no `eval` or unknown `source` above), and neither the
 workflow (`scripts.point_env`), the runner (`scripts.runtime_env`) nor a launcher that runs the
 script passes it; or the base read it with a default and a launcher that runs the script
-through a filtered environment (`docker run -e …`) does not pass that workflow variable. A read
-that might be unset — a default removed from a variable nothing the review sees sets, a name one
-letter away from one that is set — is variable-maybe-unset-under-set-u's (a nit): the container
-and the scheduler set variables a review cannot see.
+through a filtered environment (`docker run -e …`) does not pass that workflow variable. Reads
+under a `set -u` this PR adds where the base's guidance forbids it are left to nounset-enabled
+(removing that line fixes them). A read that might be unset — a default removed from a variable
+nothing the review sees sets, a name one letter away from one that is set — is
+variable-maybe-unset-under-set-u's (a nit): the container and the scheduler set variables a review
+cannot see.
 
 ## Example
     set -euo pipefail
@@ -34,6 +36,7 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
+from rules.scripts.hygiene import nounset_reported
 from rules.scripts.unset import unset_reads
 
 CODE = "RR404"
@@ -47,7 +50,7 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
         if fr.skipped:
             yield Skipped(fr.skipped, path=fr.path)
             continue
-        found = [r for r in fr.reads if r.proven]
+        found = [r for r in fr.reads if r.proven and not nounset_reported(ctx, r.path, r.set_u_line)]
         for r in found:
             yield Problem(r.path, r.line, r.message, evidence=(f"`set -u` in force since line {r.set_u_line}",))
         if fr.checked and not found:
