@@ -45,6 +45,7 @@ from rules.general.checks import (
     yaml_invalid,
 )
 from rules.master.checks import (
+    engine_first_ordering,
     master_config_schema_invalid,
     master_config_sweep_generation_fails,
     master_identity_claim_stale,
@@ -53,6 +54,7 @@ from rules.master.checks import (
     master_key_prefix_mismatch,
     search_space_degenerate_range,
     search_space_duplicate_row,
+    upstream_engine_image,
 )
 from rules.recipe.checks import (
     capture_list_decode_misaligned,
@@ -217,6 +219,8 @@ ALL_RULES = (
     workspace_directory_created,
     nounset_enabled,
     point_variable_defaulted,
+    upstream_engine_image,
+    engine_first_ordering,
 )
 
 _BY_KEY = {}

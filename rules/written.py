@@ -195,8 +195,6 @@ GAPS: dict[str, tuple[str, str]] = {
     "B7": ("partly", "a fork PR is visible on GitHub; nothing reports it yet"),
     "C3": ("partly", "needs MODELS.md, which no revision of the measured history has; not built here"),
     "C4": ("partly", "no rule checks a master row's runner against runners.yaml"),
-    "C7": ("partly", "not built here; its exceptions (new hardware, new architectures) need a person"),
-    "C8": ("partly", "engine-first ordering across configs is not built here"),
     "C9": ("partly", "needs MODELS.md's deprecation dates; not built here"),
     "C10": ("partly", "no rule checks that fixed-sequence scripts take the matrix's max model length"),
     "C11": ("partly", "nodes against workers are checked (RR217, RR223); the fleet's size is not"),

@@ -23,7 +23,7 @@ MODULES: dict[str, tuple[int, str]] = {
     "rules/claims/description.py": (1163, "one checker per claim kind (version, search space, count, runner); "
                                           "split planned by claim kind"),
     "rules/claims/parse.py": (815, "the pure parser: tokenizer, claim grammar, value pairs"),
-    "rules/scripts/resolve.py": (999, "points, launch resolution and the review's reach in one model"),
+    "rules/scripts/resolve.py": (960, "points, launch resolution and the review's reach in one model"),
     "rules/serving/settings.py": (1230, "the engine-settings model: settings, per-engine readers, pools, load, "
                                         "points, messages (six sections; split planned along them)"),
     "fakegithub/store.py": (954, "the fake's whole GitHub state behind one lock"),

@@ -515,6 +515,11 @@ _HOST = re.compile(
     r"(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::\d+)?"
 )
 DOCKER_HUB = "docker.io"
+# Images that are files or paths on one machine, and the registry hosts anyone can pull from
+# (master-image-not-public reports the rest; other image rules leave such images to it).
+LOCAL_IMAGE_SUFFIXES = (".sqsh", ".squashfs", ".sif", ".tar", ".tar.gz")
+LOCAL_IMAGE_PREFIXES = ("/", ".", "~", "file:", "\\")
+PUBLIC_REGISTRIES = ("docker.io", "nvcr.io", "ghcr.io", "quay.io", "public.ecr.aws")
 
 
 @dataclass(frozen=True)

@@ -37,20 +37,27 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.master.analysis import DOCKER_HUB, parse_image, touched_rows
+from rules.master.analysis import (
+    DOCKER_HUB,
+    LOCAL_IMAGE_PREFIXES,
+    LOCAL_IMAGE_SUFFIXES,
+    PUBLIC_REGISTRIES,
+    parse_image,
+    touched_rows,
+)
 
 CODE = "RR101"
 NAME = "master-image-not-public"
 SEVERITY = Severity.BLOCKING
 PROOF = "written:C5"
 ENFORCES = ("C5",)
-LOCAL_SUFFIXES = (".sqsh", ".squashfs", ".sif", ".tar", ".tar.gz")
-LOCAL_PREFIXES = ("/", ".", "~", "file:", "\\")
+LOCAL_SUFFIXES = LOCAL_IMAGE_SUFFIXES
+LOCAL_PREFIXES = LOCAL_IMAGE_PREFIXES
 
 
 class Options(RuleOptions):
     # Registry hosts whose images anyone can pull (compared case-insensitively).
-    public_registries: tuple[str, ...] = ("docker.io", "nvcr.io", "ghcr.io", "quay.io", "public.ecr.aws")
+    public_registries: tuple[str, ...] = PUBLIC_REGISTRIES
 
 
 def check(ctx: ReviewContext, options: Options) -> Iterator[Problem | Passed | Skipped]:
