@@ -95,6 +95,7 @@ def written_status(root: Path) -> dict[str, tuple[str, str, list[str]]]:
             codes.setdefault(rid, []).append(r.CODE)
     out = {}
     severity = {r.CODE: r.SEVERITY.value for r in ALL_RULES}
+    enabled = {r.CODE: getattr(r, "DEFAULT_ENABLED", True) is not False for r in ALL_RULES}
     for rid in WRITTEN:
         mine = codes.get(rid, [])
         if mine and _fixtures_prove(root, rid) and WRITTEN[rid][0] == "blocking" and all(
@@ -102,6 +103,10 @@ def written_status(root: Path) -> dict[str, tuple[str, str, list[str]]]:
             # a must of the repository that we only report as a nit: what it finds is not proven enough
             out[rid] = GAPS.get(rid) and (GAPS[rid][0], GAPS[rid][1], mine) or (
                 "partly", "enforced only as a nit: its findings were not proven often enough to block", mine)
+        elif mine and _fixtures_prove(root, rid) and not any(enabled[c] for c in mine):
+            # proven on fixtures, but off by default: below its precision bar on real PRs
+            out[rid] = GAPS.get(rid) and (GAPS[rid][0], GAPS[rid][1], mine) or (
+                "partly", "its rule is off by default (below its precision bar)", mine)
         elif mine and _fixtures_prove(root, rid):
             out[rid] = ("covered", "", mine)
         elif rid in GAPS:

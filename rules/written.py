@@ -175,6 +175,8 @@ GAPS: dict[str, tuple[str, str]] = {
         "the diff against the merge base cannot tell apart yet",
     ),
     "C2": ("partly", "enforced as a nit (RR103): the repository says keys follow the pattern typically, not always"),
+    "C8": ("partly", "engine-first-ordering (RR110) is off by default: it does not read configs/deprecated/, so a "
+                     "key restored from there looks new (1 true, 1 false judged)"),
     "A9": ("partly", "changelog-format-broken (RR006) checks entry starts; no fixture of its own yet"),
     "A10": ("partly", "a pr-link correction entry is not judged apart from other entries"),
     "A15": ("partly", "no rule yet asks an agentic-only change to restrict the scenario type"),
