@@ -15,6 +15,7 @@ import posixpath
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal
 
 from rules.changeset import ChangeSet, decode
 from rules.config import EngineConfig
@@ -76,6 +77,22 @@ def find_statement(texts: dict[str, str], pattern: re.Pattern[str]) -> Statement
     return None
 
 
+def written_statement(cs: ChangeSet, pattern: re.Pattern[str],
+                      first_in: str | None = None) -> Statement | None | Literal[False]:
+    """The base's written statement of a rule: the first sentence of its guidance matching `pattern`
+    (in the files whose path ends with `first_in` first, when given); False when the guidance has
+    none; None when the guidance was not read."""
+    texts = policy_texts(cs)
+    if texts is None:
+        return None
+    if first_in is not None:
+        hit = find_statement({p: t for p, t in texts.items() if p.endswith(first_in)}, pattern)
+        if hit is not None:
+            return hit
+    found = find_statement(texts, pattern)
+    return found if found is not None else False
+
+
 # "No header comments …", "Do not add header comments …", "avoid header comments", "header
 # comments are not allowed / forbidden": a prohibition and "header comment" in one sentence.
 _NO_HEADER = re.compile(
@@ -83,10 +100,7 @@ _NO_HEADER = re.compile(
     r"|\bheader[- ]comments?\b[^.;:]{0,60}\b(?:not\s+allowed|forbidden|prohibited|disallowed|banned)\b)")
 
 
-def header_comments_forbidden(cs: ChangeSet) -> Statement | None | bool:
+def header_comments_forbidden(cs: ChangeSet) -> Statement | None | Literal[False]:
     """The base's written statement that forbids header comments; False when the base's guidance
     has none; None when the guidance was not read."""
-    texts = policy_texts(cs)
-    if texts is None:
-        return None
-    return find_statement(texts, _NO_HEADER) or False
+    return written_statement(cs, _NO_HEADER)

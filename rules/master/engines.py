@@ -22,7 +22,7 @@ import re
 from typing import Any, Literal
 
 from rules.changeset import ChangeSet
-from rules.policy import Statement, find_statement, policy_texts
+from rules.policy import Statement, written_statement
 
 Family = Literal["vllm", "sglang"]
 
@@ -80,11 +80,6 @@ _ENGINE_FIRST = re.compile(
 def written_rule(cs: ChangeSet, which: Literal["upstream-image", "engine-first"]) -> Statement | None | Literal[False]:
     """The base's statement of C7 (`"upstream-image"`) or C8 (`"engine-first"`); False when its
     guidance has none yet; None when the guidance was not read."""
-    texts = policy_texts(cs)
-    if texts is None:
-        return None
     pattern = _UPSTREAM_IMAGE if which == "upstream-image" else _ENGINE_FIRST
     # The checklist's own item first (CONTRIBUTING.md only summarises what the verifier checks).
-    checklist = {p: t for p, t in texts.items() if p.endswith("PR_REVIEW_CHECKLIST.md")}
-    found = find_statement(checklist, pattern) or find_statement(texts, pattern)
-    return found if found is not None else False
+    return written_statement(cs, pattern, first_in="PR_REVIEW_CHECKLIST.md")

@@ -13,9 +13,10 @@ import re
 import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal
 
 from rules.changeset import ChangeSet
-from rules.policy import Statement, find_statement, layout_roots, policy_texts
+from rules.policy import Statement, layout_roots, written_statement
 
 # Python packages of the serving engines and the kernel libraries they run (pip names, import names).
 ENGINE_PACKAGES = ("vllm", "sglang", "sgl-kernel", "sgl_kernel", "tensorrt_llm", "tensorrt-llm", "flashinfer",
@@ -366,10 +367,7 @@ _NO_ARCH = re.compile(
 )
 
 
-def written_rule(cs: ChangeSet, which: str) -> Statement | None | bool:
+def written_rule(cs: ChangeSet, which: str) -> Statement | None | Literal[False]:
     """The base's statement of the rule (`"patch"` F4, `"architecture"` F5); False when its guidance
     has none yet; None when the guidance was not read."""
-    texts = policy_texts(cs)
-    if texts is None:
-        return None
-    return find_statement(texts, _NO_PATCH if which == "patch" else _NO_ARCH) or False
+    return written_statement(cs, _NO_PATCH if which == "patch" else _NO_ARCH)
