@@ -173,7 +173,7 @@ def fetch(port: GitHubPort, job: ReviewJob, drafts: bool = False) -> Fetched | R
             raise Stop(ReviewResult("skipped", "draft PR"))
 
     try:
-        got = gather(reader, dataclasses.replace(target, title=None), checkpoint)
+        got = gather(reader, target, checkpoint)
     except Stop as stop:
         assert isinstance(stop.result, ReviewResult)
         return stop.result

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.scripts.facts import touched
+from rules.scripts.facts import changed_scripts, touched
 from rules.scripts.hygiene import nounset_lines, nounset_rule, said
 from rules.scripts.parse import Unreadable
 from rules.scripts.resolve import parsed
@@ -50,7 +50,7 @@ def _fixed(text: str) -> str:
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
     cs = ctx.changeset
-    files = [f for f in cs.files if f.status != "removed" and ctx.kind(f.path) == "scripts"]
+    files = changed_scripts(ctx)
     if not files:
         return
     rule = nounset_rule(cs)

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.scripts.facts import touched
+from rules.scripts.facts import changed_scripts, touched
 from rules.scripts.hygiene import fallback_rule, point_defaults, said
 from rules.scripts.parse import Unreadable, text_of
 from rules.scripts.resolve import parsed
@@ -43,7 +43,7 @@ ENFORCES = ("F9",)
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
     cs = ctx.changeset
-    files = [f for f in cs.files if f.status != "removed" and ctx.kind(f.path) == "scripts"]
+    files = changed_scripts(ctx)
     if not files:
         return
     rule = fallback_rule(cs)

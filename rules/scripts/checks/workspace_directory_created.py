@@ -36,7 +36,7 @@ from collections.abc import Iterator
 from rules.config import RuleOptions
 from rules.context import ReviewContext
 from rules.finding import Passed, Problem, Severity, Skipped
-from rules.scripts.facts import touched
+from rules.scripts.facts import changed_scripts, touched
 from rules.scripts.hygiene import said, workflow_dirs, workspace_dirs, workspace_rule
 from rules.scripts.parse import Unreadable
 from rules.scripts.resolve import parsed
@@ -53,7 +53,8 @@ KINDS = ("scripts", "launchers")  # what a benchmark runs: benchmarks/**, runner
 
 def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed | Skipped]:
     cs = ctx.changeset
-    if not any(ctx.kind(f.path) in KINDS for f in cs.files if f.status != "removed"):
+    files = changed_scripts(ctx, KINDS)
+    if not files:
         return
     rule = workspace_rule(cs)
     if rule is None:
@@ -66,8 +67,8 @@ def check(ctx: ReviewContext, options: RuleOptions) -> Iterator[Problem | Passed
         return
     cfg = ctx.config.repo.scripts
     known, supplied = workflow_dirs(cfg.point_env), set(cfg.point_env) | set(cfg.runtime_env)
-    for f in cs.files:
-        if f.status == "removed" or ctx.kind(f.path) not in KINDS or f.head_text is None:
+    for f in files:
+        if f.head_text is None:
             continue
         added = touched(ctx, f.path)
         if added is not None and not added:
