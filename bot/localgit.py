@@ -7,7 +7,7 @@ from pathlib import Path
 
 from bot.gather import Gathered, gather
 from rules.changeset import ChangeSet
-from rules.config import CONFIG_PATH, EngineConfig, Paths
+from rules.config import CONFIG_PATH, EngineConfig
 from rules.inputs import LISTING_DEPTH, Changed, Got, Reads, Target
 
 _STATUS = {"A": "added", "M": "modified", "D": "removed", "R": "renamed", "T": "modified", "C": "added"}
@@ -93,7 +93,7 @@ def listing(repo: Path, rev: str) -> tuple[dict[str, str], frozenset[str]]:
 
 
 def changeset_from_git(repo: Path, base: str, head: str = "HEAD", pr_number: int | None = None,
-                       paths: Paths | None = None, config: EngineConfig | None = None) -> ChangeSet:
+                       config: EngineConfig | None = None) -> ChangeSet:
     """Files changed between merge-base(base, head) and head, with contents and patches, plus the
     context the rules read, as the App reads them (`bot.gather`). `config`: use this config instead of
     the repository's own at `base`."""
@@ -114,16 +114,11 @@ def gather_from_git(repo: Path, base: str, head: str = "HEAD", pr_number: int | 
     return gather(GitReader(repo), target, config=config)
 
 
-def changeset_from_worktree(repo: Path, base: str, pr_number: int | None = None,
-                            paths: Paths | None = None, config: EngineConfig | None = None) -> ChangeSet:
-    """Like `changeset_from_git(repo, base, "HEAD")`, with each tracked file as it is in the working
-    tree (uncommitted edits included; untracked files are not part of the range). The context the
-    rules read (master configs, runners.yaml, the tree listing, launchers, resolved scripts) is HEAD's."""
-    return gather_from_worktree(repo, base, pr_number, config=config).changeset
-
-
 def gather_from_worktree(repo: Path, base: str, pr_number: int | None = None,
                          config: EngineConfig | None = None) -> Gathered:
+    """Like `gather_from_git(repo, base, "HEAD")`, with each tracked file as it is in the working
+    tree (uncommitted edits included; untracked files are not part of the range). The context the
+    rules read (master configs, runners.yaml, the tree listing, launchers, resolved scripts) is HEAD's."""
     if _git(repo, "rev-parse", "--is-bare-repository", check=False).strip() == b"true":
         raise GitError(f"{repo} is a bare repository; give a checkout (a working tree)")
     if _git(repo, "rev-parse", "--is-inside-work-tree", check=False).strip() != b"true":
