@@ -58,21 +58,21 @@ def assert_same(app: dict, cli: dict) -> None:
     assert app == cli
 
 
-def serve(repo_dir, repo: str, number: int, base: str, head: str, title: str):
+def both_ways(repo_dir, repo: str, number: int, title: str, base: str = "main", head: str = "pr") -> tuple[dict, dict]:
+    """(the App's report through the fake GitHub, `check`'s report) of PR `number` from `head` into `base`."""
     fake = FakeGitHub(repo_dir, repo=repo)
     fake.add_pr(number, base=base, head=head, author="contributor", title=title)
-    return fake
+    url = fake.start()
+    try:
+        app = app_report(url, repo, number)
+    finally:
+        fake.stop()
+    return app, check_report(repo_dir, number, title, repo, base=base, head=head)
 
 
 def test_the_seed_pr_reads_the_same_both_ways(tmp_path):
     base, head = demo.build_repo(tmp_path / "repo")
-    fake = serve(tmp_path / "repo", demo.REPO, demo.PR_NUMBER, base, head, demo.TITLE)
-    url = fake.start()
-    try:
-        app = app_report(url, demo.REPO, demo.PR_NUMBER)
-    finally:
-        fake.stop()
-    cli = check_report(tmp_path / "repo", demo.PR_NUMBER, demo.TITLE, demo.REPO, base=base, head=head)
+    app, cli = both_ways(tmp_path / "repo", demo.REPO, demo.PR_NUMBER, demo.TITLE, base=base, head=head)
     assert app["findings"], "the seed PR has findings: the comparison must compare something"
     assert_same(app, cli)
 
@@ -90,13 +90,7 @@ def test_a_script_pr_needs_the_second_round_and_reads_the_same(tmp_path):
             mtp=True, env="export SGLANG_ENABLE_SPEC_V2=1")
     repo.commit(files, "main")
     repo.commit({SCRIPT: sglang_script(mtp=True)}, "glm5 fp8 b200 mtp", branch="pr")
-    fake = serve(repo.path, "octo/bench", 31, "main", "pr", TITLE)
-    url = fake.start()
-    try:
-        app = app_report(url, "octo/bench", 31)
-    finally:
-        fake.stop()
-    cli = check_report(repo.path, 31, TITLE, "octo/bench")
+    app, cli = both_ways(repo.path, "octo/bench", 31, TITLE)
     # The launcher resolved the script: the rules that read the resolved command ran on it.
     assert any(f["path"] == SCRIPT for f in app["findings"]), app["findings"]
     assert_same(app, cli)
@@ -132,13 +126,7 @@ def test_a_pr_with_a_waiver_and_moved_configs_reads_the_same(tmp_path):
         "docs/waiver/77.md": "# Waiver\n\nPatched: nothing yet.\n",
         "notes.py": "print('not read')\n",
     }, "bump", branch="pr")
-    fake = serve(repo.path, "octo/bench", 77, "main", "pr", TITLE)
-    url = fake.start()
-    try:
-        app = app_report(url, "octo/bench", 77)
-    finally:
-        fake.stop()
-    cli = check_report(repo.path, 77, TITLE, "octo/bench")
+    app, cli = both_ways(repo.path, "octo/bench", 77, TITLE)
     assert_same(app, cli)
 
 
@@ -147,13 +135,7 @@ def test_a_config_that_does_not_parse_is_reported_the_same(tmp_path, broken):
     repo = GitRepo(tmp_path / "repo")
     repo.commit({".github/recipe-review.yml": broken, "configs/nvidia-master.yaml": WAIVER_MASTER}, "main")
     repo.commit({"configs/nvidia-master.yaml": WAIVER_MASTER.replace("v0.5.2", "v0.5.3")}, "bump", branch="pr")
-    fake = serve(repo.path, "octo/bench", 5, "main", "pr", TITLE)
-    url = fake.start()
-    try:
-        app = app_report(url, "octo/bench", 5)
-    finally:
-        fake.stop()
-    cli = check_report(repo.path, 5, TITLE, "octo/bench")
+    app, cli = both_ways(repo.path, "octo/bench", 5, TITLE)
     assert app["config_errors"] and "does not parse (line" in app["config_errors"][0]
     assert_same(app, cli)
 
@@ -173,13 +155,7 @@ def test_the_written_rule_fixtures_read_the_same(tmp_path, case):
     harness._commit(repo, case.path / "base", "base", when)
     harness._git(repo, "checkout", "-q", "-b", "pr")
     harness._commit(repo, case.path / "head", "head", when)
-    fake = serve(repo, "SemiAnalysisAI/InferenceX", number, "main", "pr", title)
-    url = fake.start()
-    try:
-        app = app_report(url, "SemiAnalysisAI/InferenceX", number)
-    finally:
-        fake.stop()
-    cli = check_report(repo, number, title, "SemiAnalysisAI/InferenceX")
+    app, cli = both_ways(repo, "SemiAnalysisAI/InferenceX", number, title)
     assert_same(app, cli)
 
 
@@ -192,13 +168,7 @@ def test_a_changelog_pr_reads_master_configs_under_dot_github_the_same(tmp_path)
     repo.commit({".github/configs/nvidia-master.yaml": WAIVER_MASTER, ".github/configs/runners.yaml": RUNNERS,
                  "perf-changelog.yaml": entry.replace("/pull/9", "/pull/8")}, "main")
     repo.commit({"perf-changelog.yaml": entry.replace("/pull/9", "/pull/8") + "\n" + entry}, "entry", branch="pr")
-    fake = serve(repo.path, "octo/bench", 9, "main", "pr", TITLE)
-    url = fake.start()
-    try:
-        app = app_report(url, "octo/bench", 9)
-    finally:
-        fake.stop()
-    cli = check_report(repo.path, 9, TITLE, "octo/bench")
+    app, cli = both_ways(repo.path, "octo/bench", 9, TITLE)
     resolved = [c for c in app["checks"] if c["code"] == "RR008" and c["status"] == "passed"]
     assert resolved and "dsr1-fp8-b200-sglang" in resolved[0]["detail"], app["checks"]
     assert_same(app, cli)
